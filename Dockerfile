@@ -1,0 +1,18 @@
+# The Mnemograph API. Neo4j + GDS run in their own container (docker-compose.yml).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+WORKDIR /srv/mnemograph
+# CPU-only torch first: the default wheel pulls in gigabytes of CUDA libraries.
+RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0+cpu
+COPY requirements.lock .
+RUN pip install --no-cache-dir -r requirements.lock
+COPY pyproject.toml README.md ./
+COPY app app
+COPY pipelines pipelines
+COPY cypher cypher
+COPY graph_schema graph_schema
+COPY neo4j_runtime neo4j_runtime
+RUN pip install --no-cache-dir --no-deps . && useradd --system mnemograph
+USER mnemograph
+EXPOSE 8000
+CMD ["python", "-m", "app", "serve"]

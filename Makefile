@@ -1,0 +1,64 @@
+# Mnemograph: every target does its own set-up, so `make serve` and `make test` work on a fresh
+# clone. Python 3.11, Java 17 (or 21) and Maven are the prerequisites (see README).
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TORCH_VERSION := 2.13.0+cpu
+# CPU-only torch: a local wheel directory if present (our machines: ../shared/wheels),
+# otherwise PyTorch's CPU wheel index.
+TORCH_WHEELS ?= $(wildcard ../shared/wheels)
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint format bench-locomo bench-perf clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	@if [ -n "$(TORCH_WHEELS)" ]; then \
+	  $(BIN)/pip install -q --find-links $(TORCH_WHEELS) torch==$(TORCH_VERSION); \
+	else \
+	  $(BIN)/pip install -q --index-url $(TORCH_INDEX_URL) torch==$(TORCH_VERSION); \
+	fi
+	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e .
+	touch $(STAMP)
+
+neo4j: venv  ## start the local Neo4j + GDS in the background (idempotent)
+	$(BIN)/python -m neo4j_runtime start
+
+neo4j-stop:
+	$(BIN)/python -m neo4j_runtime stop
+
+neo4j-status: venv
+	$(BIN)/python -m neo4j_runtime status
+
+serve: venv  ## Neo4j + GDS + the API on http://127.0.0.1:8000; Ctrl-C stops everything
+	$(BIN)/python -m app serve --manage-neo4j
+
+test: venv  ## the whole suite against a real Neo4j (tests start their own instance)
+	$(BIN)/python -m pytest -q
+
+test-unit: venv
+	$(BIN)/python -m pytest -q tests/unit
+
+lint: venv
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+bench-locomo: venv
+	$(BIN)/python -m benchmarks locomo
+
+bench-perf: venv
+	$(BIN)/python -m benchmarks perf
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

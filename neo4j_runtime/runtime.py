@@ -1,0 +1,399 @@
+"""Fetch, start, probe and stop a local Neo4j 5.26 Community + GDS 2.13 server without Docker.
+
+The server is assembled from Maven Central artifacts (``maven/*/pom.xml``) into a user cache
+directory, then started as one JVM running Neo4j's ``CommunityEntryPoint`` with the plugin jars
+first on the classpath (GDS registers itself through ServiceLoader, so it must be on the
+classpath, not only in plugins/). Nothing here is specific to Mnemograph's data model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j_runtime import settings as S
+
+_MAVEN_DIR = Path(__file__).parent / "maven"
+_COMPLETE_MARKER = ".complete"
+
+_LOG_CONFIG = """<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="ERROR" monitorInterval="0" packages="org.neo4j.logging.log4j">
+  <Appenders>
+    <RollingRandomAccessFile name="Log" fileName="${config:server.directories.logs}/neo4j.log"
+        filePattern="$${config:server.directories.logs}/neo4j.log.%02i">
+      <Neo4jDebugLogLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy fileIndex="min" max="3"/>
+    </RollingRandomAccessFile>
+  </Appenders>
+  <Loggers><Root level="INFO"><AppenderRef ref="Log"/></Root></Loggers>
+</Configuration>
+"""
+
+
+class RuntimeErrorWithHint(RuntimeError):
+    """A failure with a message a person can act on."""
+
+
+# --------------------------------------------------------------------------------------------
+# Java
+# --------------------------------------------------------------------------------------------
+
+
+def _java_major(java: Path) -> int | None:
+    try:
+        out = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=30
+        ).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 and m.group(2) else major
+
+
+def find_java() -> Path:
+    """Return a Java 17 or 21 binary (Neo4j 5.26 supports nothing else).
+
+    Order: ``MNEMOGRAPH_JAVA_HOME``, ``JAVA_HOME`` (if 17/21), the Debian/Ubuntu OpenJDK 17 and
+    21 locations, then ``java`` on PATH (if 17/21).
+    """
+    candidates: list[Path] = []
+    for var in ("MNEMOGRAPH_JAVA_HOME", "JAVA_HOME"):
+        if os.environ.get(var):
+            candidates.append(Path(os.environ[var]) / "bin" / "java")
+    jvm = Path("/usr/lib/jvm")
+    if jvm.is_dir():
+        for pattern in ("java-17-openjdk*", "*17*", "java-21-openjdk*", "*21*"):
+            candidates.extend(sorted(p / "bin" / "java" for p in jvm.glob(pattern)))
+    for mac in Path("/Library/Java/JavaVirtualMachines").glob("*1[7]*/Contents/Home/bin/java"):
+        candidates.append(mac)
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(Path(on_path))
+    seen: set[Path] = set()
+    for cand in candidates:
+        if cand in seen or not cand.exists():
+            continue
+        seen.add(cand)
+        if _java_major(cand) in (17, 21):
+            return cand
+    raise RuntimeErrorWithHint(
+        "Neo4j 5.26 needs Java 17 or 21 and none was found. Install OpenJDK 17 "
+        "(Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or set MNEMOGRAPH_JAVA_HOME."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Fetch (Maven Central -> user cache)
+# --------------------------------------------------------------------------------------------
+
+
+def runtime_home() -> Path:
+    return S.cache_root()
+
+
+def is_fetched(home: Path | None = None) -> bool:
+    home = home or runtime_home()
+    return (home / _COMPLETE_MARKER).exists()
+
+
+def fetch(home: Path | None = None, *, quiet: bool = False) -> Path:
+    """Resolve Neo4j and GDS jars into ``home`` (idempotent; a second call is instant)."""
+    home = home or runtime_home()
+    if is_fetched(home):
+        return home
+    mvn = shutil.which("mvn")
+    if not mvn:
+        raise RuntimeErrorWithHint(
+            "Maven ('mvn') is needed once to resolve Neo4j and GDS from Maven Central. "
+            "Install it (apt-get install maven) or use docker-compose.yml instead."
+        )
+    java = find_java()
+    env = dict(os.environ, JAVA_HOME=str(java.parent.parent))
+    home.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=home.name + ".", dir=home.parent))
+    try:
+        for module, target in (("neo4j", "lib"), ("gds", "plugins")):
+            cmd = [
+                mvn,
+                "-B",
+                "-q" if quiet else "-ntp",
+                "-f",
+                str(_MAVEN_DIR / module / "pom.xml"),
+                f"-Dneo4j.version={S.NEO4J_VERSION}",
+                f"-Dgds.version={S.GDS_VERSION}",
+                f"{S.MAVEN_DEPENDENCY_PLUGIN}:copy-dependencies",
+                "-DincludeScope=runtime",
+                f"-DoutputDirectory={staging / target}",
+            ]
+            if not quiet:
+                print(f"[neo4j-runtime] resolving {module} from Maven Central ...", flush=True)
+            proc = subprocess.run(cmd, env=env, capture_output=quiet, text=True)
+            if proc.returncode != 0:
+                detail = (proc.stdout or "")[-2000:] + (proc.stderr or "")[-2000:] if quiet else ""
+                raise RuntimeErrorWithHint(f"Maven resolve of {module} failed.\n{detail}")
+        lib_names = {p.name for p in (staging / "lib").glob("*.jar")}
+        # plugins/ comes first on the classpath: a GDS copy of a jar Neo4j already ships would
+        # shadow Neo4j's own. Same file name = same artifact and version, so keep Neo4j's.
+        for jar in (staging / "plugins").glob("*.jar"):
+            if jar.name in lib_names:
+                jar.unlink()
+        if not any((staging / "plugins").glob("gds-*")) and not any(
+            (staging / "plugins").glob("proc-*.jar")
+        ):
+            raise RuntimeErrorWithHint("GDS resolve produced no procedure jars")
+        (staging / _COMPLETE_MARKER).write_text(f"{S.NEO4J_VERSION} {S.GDS_VERSION}\n")
+        if home.exists():
+            shutil.rmtree(home)
+        staging.rename(home)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return home
+
+
+# --------------------------------------------------------------------------------------------
+# Start / stop
+# --------------------------------------------------------------------------------------------
+
+
+def write_config(instance: S.InstanceConfig, home: Path) -> None:
+    instance.conf_dir.mkdir(parents=True, exist_ok=True)
+    for d in (instance.data_dir, instance.logs_dir, instance.run_dir, instance.base_dir / "import"):
+        d.mkdir(parents=True, exist_ok=True)
+    lines = [f"{k}={v}" for k, v in sorted(instance.settings(home).items())]
+    log_cfg = instance.conf_dir / "server-logs.xml"
+    log_cfg.write_text(_LOG_CONFIG)
+    lines.append(f"server.logs.config={log_cfg}")
+    (instance.conf_dir / "neo4j.conf").write_text(
+        "# Written by neo4j_runtime; edit neo4j_runtime/settings.py instead.\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def java_command(instance: S.InstanceConfig, home: Path, java: Path) -> list[str]:
+    classpath = f"{home / 'plugins'}/*{os.pathsep}{home / 'lib'}/*"
+    return [
+        str(java),
+        *S.JVM_FLAGS,
+        f"-Xms{instance.heap_initial}",
+        f"-Xmx{instance.heap_max}",
+        "-cp",
+        classpath,
+        S.ENTRY_POINT,
+        f"--home-dir={home}",
+        f"--config-dir={instance.conf_dir}",
+        "--console-mode",
+    ]
+
+
+def _read_pid(instance: S.InstanceConfig) -> int | None:
+    try:
+        pid = int(instance.pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    # A recycled pid belonging to something else is not our server.
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        if S.ENTRY_POINT not in cmdline:
+            return None
+    except OSError:
+        pass
+    return pid
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=timeout):
+        return True
+    return False
+
+
+@dataclass
+class Started:
+    pid: int
+    bolt_uri: str
+    reused: bool
+    seconds: float
+
+
+def start(
+    instance: S.InstanceConfig, *, wait: bool = True, timeout: float = 180.0, quiet: bool = False
+) -> Started:
+    """Start the instance in the background (idempotent) and wait until it answers GDS queries."""
+    t0 = time.monotonic()
+    pid = _read_pid(instance)
+    if pid is not None:
+        if wait:
+            wait_ready(instance.bolt_uri, timeout=timeout, pid=pid, log=instance.console_log)
+        return Started(pid, instance.bolt_uri, True, time.monotonic() - t0)
+    if port_open(instance.host, instance.bolt_port):
+        raise RuntimeErrorWithHint(
+            f"Port {instance.bolt_port} is already in use by another process. Stop it or choose "
+            "another port (MNEMOGRAPH_NEO4J_PORT)."
+        )
+    home = fetch(quiet=quiet)
+    java = find_java()
+    write_config(instance, home)
+    cmd = java_command(instance, home, java)
+    log = open(instance.console_log, "ab")  # noqa: SIM115 - handed to the child process
+    proc = subprocess.Popen(
+        cmd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C in the caller's terminal is handled by stop()
+        env=dict(os.environ, JAVA_HOME=str(java.parent.parent)),
+    )
+    log.close()
+    instance.pid_file.write_text(str(proc.pid))
+    if wait:
+        try:
+            wait_ready(instance.bolt_uri, timeout=timeout, pid=proc.pid, log=instance.console_log)
+        except BaseException:
+            stop(instance)
+            raise
+    return Started(proc.pid, instance.bolt_uri, False, time.monotonic() - t0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # Reap it if it is our own zombie child.
+    with contextlib.suppress(ChildProcessError, OSError):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    return True
+
+
+def stop(instance: S.InstanceConfig, timeout: float = 60.0) -> bool:
+    """Stop the instance cleanly (SIGTERM, then SIGKILL after ``timeout``). True if it ran."""
+    pid = _read_pid(instance)
+    if pid is None:
+        instance.pid_file.unlink(missing_ok=True)
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.2)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    instance.pid_file.unlink(missing_ok=True)
+    return True
+
+
+def status(instance: S.InstanceConfig) -> dict[str, object]:
+    pid = _read_pid(instance)
+    return {
+        "running": pid is not None,
+        "pid": pid,
+        "bolt_uri": instance.bolt_uri,
+        "bolt_open": port_open(instance.host, instance.bolt_port),
+        "data_dir": str(instance.data_dir),
+        "runtime_cache": str(runtime_home()),
+        "fetched": is_fetched(),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Readiness
+# --------------------------------------------------------------------------------------------
+
+
+_SMOKE_GRAPH = "mnemograph_readiness_probe"
+
+
+def smoke(uri: str) -> dict[str, object]:
+    """Prove GDS works: version, procedure count, a tiny Personalized PageRank and a Leiden run.
+
+    The graph is projected from literal integer ids, so the probe leaves nothing in the database.
+    """
+    from neo4j import GraphDatabase  # local import: `fetch` must work without the driver
+
+    with GraphDatabase.driver(uri, auth=None) as driver:
+
+        def q(cypher: str, **params: object) -> list[dict[str, object]]:
+            return [r.data() for r in driver.execute_query(cypher, params, database_="neo4j").records]
+
+        version = q("CALL dbms.components() YIELD versions RETURN versions[0] AS v")[0]["v"]
+        gds_version = q("RETURN gds.version() AS v")[0]["v"]
+        procedures = q("CALL gds.list() YIELD name RETURN count(*) AS n")[0]["n"]
+        q("CALL gds.graph.drop($g, false) YIELD graphName RETURN graphName", g=_SMOKE_GRAPH)
+        try:
+            q(
+                "UNWIND [[0,1,1.0],[1,2,2.0],[2,0,1.0],[3,2,1.0]] AS e "
+                "WITH gds.graph.project($g, e[0], e[1], {relationshipProperties: {w: e[2]}}, "
+                "{undirectedRelationshipTypes: ['*']}) AS g RETURN g.nodeCount AS n",
+                g=_SMOKE_GRAPH,
+            )
+            ppr = q(
+                "CALL gds.pageRank.stream($g, {sourceNodes: [0], relationshipWeightProperty: 'w', "
+                "concurrency: 1}) YIELD nodeId, score RETURN nodeId, score ORDER BY score DESC",
+                g=_SMOKE_GRAPH,
+            )
+            leiden = q(
+                "CALL gds.leiden.stream($g, {relationshipWeightProperty: 'w', randomSeed: 42, "
+                "concurrency: 1}) YIELD nodeId, communityId RETURN count(DISTINCT communityId) AS c",
+                g=_SMOKE_GRAPH,
+            )
+        finally:
+            q("CALL gds.graph.drop($g, false) YIELD graphName RETURN graphName", g=_SMOKE_GRAPH)
+    if len(ppr) != 4 or ppr[0]["nodeId"] != 2:
+        raise RuntimeErrorWithHint(f"GDS PageRank smoke test gave unexpected results: {ppr}")
+    return {
+        "neo4j_version": version,
+        "gds_version": gds_version,
+        "gds_procedures": procedures,
+        "ppr_top_node": ppr[0]["nodeId"],
+        "leiden_communities": leiden[0]["c"],
+    }
+
+
+def wait_ready(
+    uri: str, *, timeout: float = 180.0, pid: int | None = None, log: Path | None = None
+) -> dict[str, object]:
+    """Poll the Bolt port, then run :func:`smoke` until it passes or ``timeout`` expires."""
+    host, port = uri.removeprefix("bolt://").rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if pid is not None and not _alive(pid):
+            tail = log.read_text(errors="replace")[-3000:] if log and log.exists() else ""
+            raise RuntimeErrorWithHint(f"Neo4j exited during start-up. Last log lines:\n{tail}")
+        if port_open(host, int(port)):
+            try:
+                return smoke(uri)
+            except Exception as exc:  # server still starting: databases not yet online
+                last_error = exc
+        time.sleep(0.5)
+    raise RuntimeErrorWithHint(
+        f"Neo4j at {uri} was not ready within {timeout:.0f}s (last error: {last_error}). "
+        f"See {log}" if log else ""
+    )
+
+
+def main_error(exc: Exception) -> int:
+    print(f"[neo4j-runtime] error: {exc}", file=sys.stderr)
+    return 2

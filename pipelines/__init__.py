@@ -1,0 +1,1 @@
+"""Mnemograph domain: ingest, recall, assemble, consolidate. No HTTP here."""

@@ -1,0 +1,106 @@
+"""The composition root of the domain: graph store, models and configuration in one object.
+
+The HTTP app, the CLI, the scheduler and the benchmarks all build one :class:`Engine` and hand
+it to the domain services; nothing in ``pipelines`` imports from ``app``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import graph_schema
+from pipelines.graph import GraphConfig, GraphStore
+from pipelines.models import ModelStatus
+from pipelines.models.embeddings import Embedder, load_embedder
+from pipelines.models.nlp import DEFAULT_SPACY_MODEL, load_nlp
+from pipelines.models.reranker import FlashRankReranker, RerankerSettings, load_reranker
+
+log = logging.getLogger("mnemograph.engine")
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    graph: GraphConfig = field(default_factory=GraphConfig)
+    embedding_model_path: str | None = None
+    embedding_batch_size: int = 64
+    spacy_model: str = DEFAULT_SPACY_MODEL
+    reranker: RerankerSettings = field(default_factory=RerankerSettings)
+
+
+@dataclass
+class Models:
+    embedder: Embedder
+    nlp: Any
+    reranker: FlashRankReranker | None
+    statuses: list[ModelStatus]
+
+
+def load_models(settings: EngineSettings) -> Models:
+    """Load every model and report each one (a required model that fails raises)."""
+    embedder, s_emb = load_embedder(settings.embedding_model_path, settings.embedding_batch_size)
+    nlp, s_nlp = load_nlp(settings.spacy_model)
+    reranker, s_rr = load_reranker(settings.reranker)
+    statuses = [s_emb, s_nlp, s_rr]
+    for s in statuses:
+        log.info("model %s ready=%s (%s) in %.1fs", s.name, s.ready, s.detail, s.load_seconds)
+    failed = [s for s in statuses if s.required and not s.ready]
+    if failed:
+        raise RuntimeError("required models failed to load: " + "; ".join(
+            f"{s.name}: {s.detail}" for s in failed))
+    return Models(embedder, nlp, reranker, statuses)
+
+
+class Engine:
+    def __init__(self, store: GraphStore, models: Models) -> None:
+        self.store = store
+        self.models = models
+        self.migrations: graph_schema.MigrationReport | None = None
+        self.started_at = time.time()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.models.embedder
+
+    @property
+    def nlp(self) -> Any:
+        return self.models.nlp
+
+    @classmethod
+    def start(cls, settings: EngineSettings, models: Models | None = None) -> Engine:
+        """Connect, load models (unless given), apply schema migrations, verify dimensions."""
+        store = GraphStore(settings.graph)
+        try:
+            store.verify()
+            models = models or load_models(settings)
+            engine = cls(store, models)
+            engine.migrations = graph_schema.apply(store, models.embedder.dimensions)
+        except BaseException:
+            store.close()
+            raise
+        return engine
+
+    def close(self) -> None:
+        self.store.close()
+
+    def readiness(self) -> dict[str, Any]:
+        """What /readyz reports: server versions, index states, model statuses."""
+        out: dict[str, Any] = {"ready": False, "models": [s.as_dict() for s in self.models.statuses]}
+        try:
+            versions = self.store.read("schema/server_versions")[0]
+            indexes = self.store.read("schema/index_states")
+        except Exception as exc:  # noqa: BLE001 - reported, not raised
+            out["neo4j"] = {"reachable": False, "error": str(exc)}
+            return out
+        out["neo4j"] = {"reachable": True, "version": versions["neo4j"]}
+        out["gds"] = {"version": versions["gds"]}
+        out["indexes"] = [
+            {k: i[k] for k in ("name", "type", "state", "populationPercent")} for i in indexes
+        ]
+        indexes_online = all(i["state"] == "ONLINE" for i in indexes)
+        models_ok = all(s.ready for s in self.models.statuses if s.required)
+        out["reranker_active"] = self.models.reranker is not None
+        out["ready"] = bool(indexes_online and models_ok)
+        return out

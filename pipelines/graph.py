@@ -1,0 +1,112 @@
+"""Neo4j access for the domain: named statements in, plain dicts out.
+
+Every statement is a file under ``cypher/`` referenced by name; user values travel only as
+parameters. Space scoping is the statements' job (each one filters on ``$space``); this module
+adds transactions, routing and a clear error when the database cannot be reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j.exceptions import ServiceUnavailable
+
+import cypher
+
+T = TypeVar("T")
+Row = dict[str, Any]
+
+
+class GraphUnavailable(RuntimeError):
+    """Neo4j cannot be reached; the message says where we looked."""
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    uri: str = "bolt://127.0.0.1:7687"
+    user: str | None = None
+    password: str | None = None
+    database: str = "neo4j"
+    max_connection_pool_size: int = 50
+    connection_timeout_s: float = 5.0
+
+
+class Tx:
+    """A write transaction handle that runs named statements."""
+
+    def __init__(self, tx: ManagedTransaction | neo4j.Transaction) -> None:
+        self._tx = tx
+
+    def run(self, statement: str, /, **params: Any) -> list[Row]:
+        return [r.data() for r in self._tx.run(cypher.load(statement), params)]
+
+    def run_raw(self, text: str, /, **params: Any) -> list[Row]:
+        """Run literal text: only for schema migrations read from graph_schema/."""
+        return [r.data() for r in self._tx.run(text, params)]
+
+
+class GraphStore:
+    """Thin wrapper around the official driver."""
+
+    def __init__(self, config: GraphConfig) -> None:
+        self.config = config
+        auth = (config.user, config.password or "") if config.user else None
+        self.driver = GraphDatabase.driver(
+            config.uri,
+            auth=auth,
+            max_connection_pool_size=config.max_connection_pool_size,
+            connection_timeout=config.connection_timeout_s,
+        )
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def verify(self) -> None:
+        try:
+            self.driver.verify_connectivity()
+        except (ServiceUnavailable, OSError) as exc:
+            raise GraphUnavailable(
+                f"Neo4j is not reachable at {self.config.uri}: {exc}. Start it with `make neo4j`."
+            ) from exc
+
+    def _execute(
+        self, statement: str, params: Mapping[str, Any], routing: RoutingControl
+    ) -> list[Row]:
+        try:
+            records, _, _ = self.driver.execute_query(
+                cypher.load(statement),
+                dict(params),
+                database_=self.config.database,
+                routing_=routing,
+            )
+        except ServiceUnavailable as exc:
+            raise GraphUnavailable(f"Neo4j is not reachable at {self.config.uri}: {exc}") from exc
+        return [r.data() for r in records]
+
+    def read(self, statement: str, /, **params: Any) -> list[Row]:
+        """Run a read-only statement in its own auto-retried transaction."""
+        return self._execute(statement, params, RoutingControl.READ)
+
+    def write(self, statement: str, /, **params: Any) -> list[Row]:
+        """Run one write statement in its own auto-retried transaction."""
+        return self._execute(statement, params, RoutingControl.WRITE)
+
+    def write_tx(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in ONE write transaction (all or nothing; retried on transient errors,
+        so ``work`` must be idempotent)."""
+        with self.driver.session(database=self.config.database) as session:
+            return session.execute_write(lambda tx: work(Tx(tx)))
+
+    def read_tx(self, work: Callable[[Tx], T]) -> T:
+        with self.driver.session(database=self.config.database) as session:
+            return session.execute_read(lambda tx: work(Tx(tx)))
+
+    @contextmanager
+    def session(self) -> Iterator[neo4j.Session]:
+        with self.driver.session(database=self.config.database) as session:
+            yield session

