@@ -5,7 +5,10 @@ from pathlib import Path
 
 from neo4j_runtime.settings import NEO4J_VERSION, SHARED_SETTINGS
 
+import yaml
+
 COMPOSE = (Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text()
+SPEC = yaml.safe_load(COMPOSE)
 
 
 def env_name(setting: str) -> str:
@@ -25,3 +28,15 @@ def test_same_settings():
 def test_gds_plugin_and_api_keys_required():
     assert "graph-data-science" in COMPOSE
     assert "MNEMOGRAPH_API_KEYS:?" in COMPOSE
+
+
+def test_compose_structure():
+    """What `docker compose config` would check first: services, healthchecks, volumes."""
+    services = SPEC["services"]
+    assert set(services) == {"neo4j", "api"}
+    assert services["api"]["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    for svc in services.values():
+        assert svc["healthcheck"]["test"]
+    assert set(SPEC["volumes"]) == {"neo4j-data", "neo4j-plugins"}
+    for port in services["neo4j"]["ports"] + services["api"]["ports"]:
+        assert port.startswith("127.0.0.1:")  # nothing published beyond loopback by default
