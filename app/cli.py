@@ -30,14 +30,18 @@ def serve(args: argparse.Namespace) -> int:
         started = runtime.start(instance)
         started_here = not started.reused
         settings.neo4j_uri = instance.bolt_uri
-        print(f"[mnemograph] Neo4j + GDS ready at {instance.bolt_uri} "
-              f"({'reused' if started.reused else f'started in {started.seconds:.1f}s'})",
-              flush=True)
+        print(
+            f"[mnemograph] Neo4j + GDS ready at {instance.bolt_uri} "
+            f"({'reused' if started.reused else f'started in {started.seconds:.1f}s'})",
+            flush=True,
+        )
     try:
-        print(f"[mnemograph] API on http://{settings.host}:{settings.port} "
-              f"(docs at /docs); Ctrl-C stops everything", flush=True)
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                    log_level="info")
+        print(
+            f"[mnemograph] API on http://{settings.host}:{settings.port} "
+            f"(docs at /docs); Ctrl-C stops everything",
+            flush=True,
+        )
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
     finally:
         if instance is not None and started_here:
             from neo4j_runtime import runtime
@@ -54,8 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("serve", help="run the API")
     p.add_argument("--host")
     p.add_argument("--port", type=int)
-    p.add_argument("--manage-neo4j", action="store_true",
-                   help="start the local Neo4j + GDS runtime too (stopped again on exit)")
+    p.add_argument(
+        "--manage-neo4j",
+        action="store_true",
+        help="start the local Neo4j + GDS runtime too (stopped again on exit)",
+    )
     p.set_defaults(func=serve)
     args = parser.parse_args(argv)
     return int(args.func(args))

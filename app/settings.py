@@ -96,10 +96,10 @@ class Settings(BaseSettings):
 
     def check_bind(self) -> None:
         """Refuse a non-loopback bind without keys unless explicitly allowed."""
-        if not self.is_loopback() and not self.parsed_api_keys:
-            if not self.allow_unauthenticated_remote:
-                raise SystemExit(
-                    f"Refusing to bind {self.host}: no API keys are configured. Set "
-                    "MNEMOGRAPH_API_KEYS, or MNEMOGRAPH_ALLOW_UNAUTHENTICATED_REMOTE=true if you "
-                    "really want an open server."
-                )
+        exposed = not self.is_loopback() and not self.parsed_api_keys
+        if exposed and not self.allow_unauthenticated_remote:
+            raise SystemExit(
+                f"Refusing to bind {self.host}: no API keys are configured. Set "
+                "MNEMOGRAPH_API_KEYS, or MNEMOGRAPH_ALLOW_UNAUTHENTICATED_REMOTE=true if you "
+                "really want an open server."
+            )

@@ -41,18 +41,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "fetch":
             t0 = time.monotonic()
             home = runtime.fetch()
-            print(f"Neo4j {NEO4J_VERSION} + GDS {GDS_VERSION} in {home} "
-                  f"({time.monotonic() - t0:.1f}s)")
+            print(
+                f"Neo4j {NEO4J_VERSION} + GDS {GDS_VERSION} in {home} "
+                f"({time.monotonic() - t0:.1f}s)"
+            )
         elif args.command == "start":
             started = runtime.start(inst, timeout=args.timeout)
             info = runtime.smoke(inst.bolt_uri)
             how = "already running" if started.reused else f"started in {started.seconds:.1f}s"
-            print(f"Neo4j {info['neo4j_version']} + GDS {info['gds_version']} {how}: "
-                  f"{inst.bolt_uri} (pid {started.pid}, data {inst.data_dir})")
+            print(
+                f"Neo4j {info['neo4j_version']} + GDS {info['gds_version']} {how}: "
+                f"{inst.bolt_uri} (pid {started.pid}, data {inst.data_dir})"
+            )
             if args.foreground:
+
                 def _stop(*_: object) -> None:
                     runtime.stop(inst)
                     sys.exit(0)
+
                 signal.signal(signal.SIGINT, _stop)
                 signal.signal(signal.SIGTERM, _stop)
                 while runtime.status(inst)["running"]:

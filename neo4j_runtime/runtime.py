@@ -332,34 +332,26 @@ def smoke(uri: str) -> dict[str, object]:
     """
     from neo4j import GraphDatabase  # local import: `fetch` must work without the driver
 
+    import cypher
+
     with GraphDatabase.driver(uri, auth=None) as driver:
 
-        def q(cypher: str, **params: object) -> list[dict[str, object]]:
-            return [r.data() for r in driver.execute_query(cypher, params, database_="neo4j").records]
+        def q(statement: str, **params: object) -> list[dict[str, object]]:
+            records = driver.execute_query(
+                cypher.load(f"runtime/{statement}"), params, database_="neo4j"
+            ).records
+            return [r.data() for r in records]
 
-        version = q("CALL dbms.components() YIELD versions RETURN versions[0] AS v")[0]["v"]
-        gds_version = q("RETURN gds.version() AS v")[0]["v"]
-        procedures = q("CALL gds.list() YIELD name RETURN count(*) AS n")[0]["n"]
-        q("CALL gds.graph.drop($g, false) YIELD graphName RETURN graphName", g=_SMOKE_GRAPH)
+        version = q("server_version")[0]["v"]
+        gds_version = q("gds_version")[0]["v"]
+        procedures = q("gds_procedures")[0]["n"]
+        q("probe_drop", g=_SMOKE_GRAPH)
         try:
-            q(
-                "UNWIND [[0,1,1.0],[1,2,2.0],[2,0,1.0],[3,2,1.0]] AS e "
-                "WITH gds.graph.project($g, e[0], e[1], {relationshipProperties: {w: e[2]}}, "
-                "{undirectedRelationshipTypes: ['*']}) AS g RETURN g.nodeCount AS n",
-                g=_SMOKE_GRAPH,
-            )
-            ppr = q(
-                "CALL gds.pageRank.stream($g, {sourceNodes: [0], relationshipWeightProperty: 'w', "
-                "concurrency: 1}) YIELD nodeId, score RETURN nodeId, score ORDER BY score DESC",
-                g=_SMOKE_GRAPH,
-            )
-            leiden = q(
-                "CALL gds.leiden.stream($g, {relationshipWeightProperty: 'w', randomSeed: 42, "
-                "concurrency: 1}) YIELD nodeId, communityId RETURN count(DISTINCT communityId) AS c",
-                g=_SMOKE_GRAPH,
-            )
+            q("probe_project", g=_SMOKE_GRAPH)
+            ppr = q("probe_pagerank", g=_SMOKE_GRAPH)
+            leiden = q("probe_leiden", g=_SMOKE_GRAPH)
         finally:
-            q("CALL gds.graph.drop($g, false) YIELD graphName RETURN graphName", g=_SMOKE_GRAPH)
+            q("probe_drop", g=_SMOKE_GRAPH)
     if len(ppr) != 4 or ppr[0]["nodeId"] != 2:
         raise RuntimeErrorWithHint(f"GDS PageRank smoke test gave unexpected results: {ppr}")
     return {
@@ -389,8 +381,9 @@ def wait_ready(
                 last_error = exc
         time.sleep(0.5)
     raise RuntimeErrorWithHint(
-        f"Neo4j at {uri} was not ready within {timeout:.0f}s (last error: {last_error}). "
-        f"See {log}" if log else ""
+        f"Neo4j at {uri} was not ready within {timeout:.0f}s (last error: {last_error}). See {log}"
+        if log
+        else ""
     )
 
 

@@ -61,6 +61,8 @@ class GraphStore:
             auth=auth,
             max_connection_pool_size=config.max_connection_pool_size,
             connection_timeout=config.connection_timeout_s,
+            # "property key does not exist" notices are expected on a fresh space; keep the rest
+            notifications_disabled_classifications=["UNRECOGNIZED"],
         )
 
     def close(self) -> None:

@@ -37,8 +37,12 @@ def neo4j_uri() -> Iterator[str]:
 
     base = Path(tempfile.mkdtemp(prefix="mnemograph-test-neo4j-"))
     instance = InstanceConfig(
-        name="test", base_dir=base, bolt_port=_free_port(),
-        heap_initial="512m", heap_max="1g", pagecache="512m",
+        name="test",
+        base_dir=base,
+        bolt_port=_free_port(),
+        heap_initial="512m",
+        heap_max="1g",
+        pagecache="512m",
     )
     try:
         runtime.start(instance, timeout=240, quiet=True)

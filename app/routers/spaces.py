@@ -7,7 +7,14 @@ import uuid
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
 from app.auth import allowed_spaces
-from app.schemas.spaces import Space, SpaceCounts, SpaceCreate, SpaceCreated, SpaceDeleted, SpaceList
+from app.schemas.spaces import (
+    Space,
+    SpaceCounts,
+    SpaceCreate,
+    SpaceCreated,
+    SpaceDeleted,
+    SpaceList,
+)
 from app.wiring import get_engine
 from pipelines import spaces
 from pipelines.engine import Engine
@@ -36,8 +43,10 @@ def list_spaces(
     engine: Engine = Depends(get_engine),
 ):
     return SpaceList(
-        spaces=[Space(**s) for s in spaces.list_spaces(engine.store, allowed_spaces(request),
-                                                      skip, limit)]
+        spaces=[
+            Space(**s)
+            for s in spaces.list_spaces(engine.store, allowed_spaces(request), skip, limit)
+        ]
     )
 
 

@@ -61,5 +61,7 @@ def test_errors_name_the_field(client):
     assert r.status_code == 422 and r.json()["error"]["field"] == "bogus"
     r = client.get("/v1/spaces/does-not-exist")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
-    r = client.post("/v1/spaces", content=b"{not json", headers={"content-type": "application/json"})
+    r = client.post(
+        "/v1/spaces", content=b"{not json", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"

@@ -1,0 +1,1 @@
+CALL gds.list() YIELD name RETURN count(*) AS n

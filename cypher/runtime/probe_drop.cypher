@@ -1,0 +1,1 @@
+CALL gds.graph.drop($g, false) YIELD graphName RETURN graphName

@@ -1,0 +1,1 @@
+CALL dbms.components() YIELD versions RETURN versions[0] AS v

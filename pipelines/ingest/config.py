@@ -1,0 +1,217 @@
+"""Configuration for the pure parts of the write path.
+
+Every knob of the ingest pipeline lives in one immutable tree of pydantic v2 models so that a
+run can be described (and logged) as a single value:
+
+* :class:`EntityConfig` — which spaCy labels become graph entities, length bounds, the alias
+  table used by :func:`pipelines.ingest.entities.canonicalize`, spaCy batch size.
+* :class:`GateConfig` — the encoding gate (novelty / salience / prediction error) and the
+  near-duplicate merge thresholds. Disabled by default: bulk imports and benchmarks store every
+  event verbatim, as in the source architecture.
+* :class:`StageConfig` — stage detection (4 h time gap by default).
+* :class:`FactConfig` — deterministic atomic fact extraction.
+* :class:`IngestConfig` — aggregates the above plus request limits.
+
+All models are frozen (and hashable: collections are tuples / frozensets), so a config can be
+shared between threads and used as a cache key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "DEFAULT_ENTITY_LABELS",
+    "DEFAULT_INGEST_CONFIG",
+    "EntityConfig",
+    "FactConfig",
+    "GateConfig",
+    "IngestConfig",
+    "StageConfig",
+]
+
+#: spaCy (OntoNotes) labels that make sense as graph entities. DATE, TIME, CARDINAL, ORDINAL,
+#: QUANTITY, MONEY and PERCENT are deliberately absent: they are attributes of an event, not
+#: things that should become shared hub nodes.
+DEFAULT_ENTITY_LABELS: frozenset[str] = frozenset(
+    {
+        "PERSON",
+        "ORG",
+        "GPE",
+        "LOC",
+        "PRODUCT",
+        "EVENT",
+        "WORK_OF_ART",
+        "FAC",
+        "NORP",
+        "LAW",
+        "LANGUAGE",
+    }
+)
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+def _pairs(value: Any) -> Any:
+    """Accept a mapping or an iterable of pairs; return a sorted tuple of pairs (hashable)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), v) for k, v in value.items()))
+    if isinstance(value, list | tuple | set | frozenset):
+        return tuple(sorted(tuple(pair) for pair in value))
+    return value  # let pydantic report the type error
+
+
+class EntityConfig(BaseModel):
+    """Entity extraction and canonicalisation settings."""
+
+    model_config = _FROZEN
+
+    keep_labels: frozenset[str] = DEFAULT_ENTITY_LABELS
+    """spaCy labels kept as entities; everything else is discarded."""
+    extract_technical_terms: bool = True
+    """Add rule-based technical terms (CamelCase, snake_case, paths, versions, quoted names)."""
+    min_chars: int = Field(default=2, ge=1)
+    """Minimum length of the canonical key (single characters are never entities)."""
+    max_chars: int = Field(default=80, ge=2)
+    """Maximum length of the canonical key."""
+    max_words: int = Field(default=8, ge=1)
+    """Maximum number of words of an entity name."""
+    aliases: tuple[tuple[str, str], ...] = (
+        ("NYC", "New York City"),
+        ("U.K.", "United Kingdom"),
+        ("U.S.", "United States"),
+        ("U.S.A.", "United States"),
+        ("UK", "United Kingdom"),
+        ("USA", "United States"),
+    )
+    """Alias -> canonical name. Both sides are canonicalised before lookup, so entries can be
+    written naturally. Keep it small and unambiguous: an alias merges two keys for good."""
+    batch_size: int = Field(default=128, ge=1)
+    """``nlp.pipe`` batch size."""
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _alias_pairs(cls, value: Any) -> Any:
+        return _pairs(value)
+
+
+class GateConfig(BaseModel):
+    """Encoding gate: admit / merge / reject incoming events.
+
+    The admission score is the weighted mean
+    ``(wn*novelty + ws*salience + wp*prediction_error) / (wn + ws + wp)`` compared with
+    ``threshold + category_offset``. Defaults follow the production values of the source
+    architecture (0.25 / 0.20 / 0.30, threshold 0.30, salience floor 0.10).
+    """
+
+    model_config = _FROZEN
+
+    enabled: bool = False
+    """Off by default: bulk imports store everything verbatim (signals are still reported)."""
+    novelty_weight: float = Field(default=0.25, ge=0.0)
+    salience_weight: float = Field(default=0.20, ge=0.0)
+    prediction_error_weight: float = Field(default=0.30, ge=0.0)
+    threshold: float = Field(default=0.30, ge=0.0, le=1.0)
+    """Minimum weighted score for admission."""
+    salience_floor: float = Field(default=0.10, ge=0.0, le=1.0)
+    """Events below this salience are rejected whatever their score (off-topic noise)."""
+    novelty_floor: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Events below this novelty are rejected as redundant (0 disables the check)."""
+    prediction_error_bypass: float = Field(default=0.65, ge=0.0, le=1.0)
+    """Events at least this surprising are admitted whatever their score (1 disables)."""
+    category_offsets: tuple[tuple[str, float], ...] = (
+        ("correction", -0.06),
+        ("decision", -0.04),
+        ("relationship", -0.04),
+    )
+    """Per-category threshold offsets; negative lowers the bar for high-value categories."""
+    merge_similarity: float = Field(default=0.92, ge=0.0, le=1.0)
+    """Cosine similarity at or above which a candidate may be a near-duplicate."""
+    merge_lexical: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Content-token Jaccard similarity also required for a near-duplicate (no over-merging)."""
+    novelty_context_chars: int = Field(default=30_000, ge=0)
+    """Context kept for the compression novelty (deflate's window is 32 KiB)."""
+    compression_level: int = Field(default=6, ge=1, le=9)
+
+    @field_validator("category_offsets", mode="before")
+    @classmethod
+    def _offset_pairs(cls, value: Any) -> Any:
+        return _pairs(value)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> GateConfig:
+        if self.novelty_weight + self.salience_weight + self.prediction_error_weight <= 0:
+            raise ValueError("at least one gate weight must be positive")
+        return self
+
+    def offset_for(self, category: str | None) -> float:
+        """Threshold offset of ``category`` (0 for unknown or missing categories)."""
+        if category is None:
+            return 0.0
+        return dict(self.category_offsets).get(category.casefold(), 0.0)
+
+
+class StageConfig(BaseModel):
+    """Stage (work-session) detection."""
+
+    model_config = _FROZEN
+
+    time_gap: timedelta = timedelta(hours=4)
+    """A gap longer than this between sessions starts a new stage."""
+    fallback_label: str = "default"
+    """Stage label used by the explicit detector for sessions without a label."""
+
+    @field_validator("time_gap")
+    @classmethod
+    def _positive_gap(cls, value: timedelta) -> timedelta:
+        if value < timedelta(0):
+            raise ValueError("time_gap must not be negative")
+        return value
+
+
+class FactConfig(BaseModel):
+    """Deterministic atomic fact extraction."""
+
+    model_config = _FROZEN
+
+    enabled: bool = True
+    user_roles: frozenset[str] = frozenset({"user", "human"})
+    """Roles whose turns can be credited with decisions (compared case-insensitively)."""
+    assistant_decisions_as_provisional: bool = True
+    """Decision language on a non-user turn becomes ``provisional`` (else it is dropped)."""
+    max_words: int = Field(default=25, ge=3)
+    """Units longer than this are cut at a word boundary and marked with an ellipsis."""
+    min_words: int = Field(default=2, ge=1)
+    """Units shorter than this are not extracted."""
+    max_facts_per_text: int = Field(default=64, ge=1)
+
+    @field_validator("user_roles", mode="before")
+    @classmethod
+    def _casefold_roles(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple | set | frozenset):
+            return frozenset(str(role).casefold() for role in value)
+        return value
+
+
+class IngestConfig(BaseModel):
+    """Everything the pure write path needs, plus request limits."""
+
+    model_config = _FROZEN
+
+    entities: EntityConfig = EntityConfig()
+    gate: GateConfig = GateConfig()
+    stages: StageConfig = StageConfig()
+    facts: FactConfig = FactConfig()
+    max_content_chars: int = Field(default=20_000, ge=1)
+    """Longest accepted turn content; longer content is refused, never truncated."""
+    max_turns_per_request: int = Field(default=1_000, ge=1)
+    embedding_batch_size: int = Field(default=64, ge=1)
+
+
+DEFAULT_INGEST_CONFIG = IngestConfig()

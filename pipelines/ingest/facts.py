@@ -1,0 +1,322 @@
+"""Deterministic atomic fact extraction (no LLM).
+
+The verbatim turn is always stored; atomic facts are an *additional*, finer-grained index over
+it. Extraction is a deterministic reformatting, never a judgement of importance:
+
+1. Fenced code blocks are removed; the text is split into sentences
+   (:func:`pipelines.ingest.text.split_sentences`).
+2. A sentence ending in "?" is one unit. Other sentences are split into clauses at ";", dashes
+   and at a coordinating conjunction that starts a new clause with its own subject ("..., and it
+   was so powerful", "... because we need GDS"), so "I like cats and dogs" stays whole.
+3. Leading discourse markers and greetings ("So,", "Well,", "Hi Caroline,") are removed and each
+   unit is bounded to :attr:`FactConfig.max_words` words (cut at a word boundary, marked "…").
+4. Each unit gets at most one category, by the first matching rule in priority order:
+   ``question`` > ``provisional`` (hedged: "maybe", "might", "thinking about") > ``decision``
+   > ``preference`` > ``action_item`` > ``constraint`` > ``fact``. Units matching no rule are
+   not extracted (the verbatim text still holds them).
+5. Decisions are credited only on user turns (:attr:`FactConfig.user_roles`). On any other
+   role, decision language becomes ``provisional`` (rule ``decision-not-user``) or is dropped,
+   per :attr:`FactConfig.assistant_decisions_as_provisional`: the model proposing "let's use
+   Neo4j" is not the user committing to it.
+6. ``fact`` needs a first-person declarative ("I", "my", "we"...) with an anchor: a capitalised
+   word after the first, an acronym, a number, a time expression ("yesterday", "last week"), a
+   family/relationship noun, or one of the caller-supplied entity names.
+
+Units are de-duplicated within a text by category and :func:`normalise_for_match`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, FactConfig
+from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
+
+__all__ = ["FACT_CATEGORIES", "AtomicFact", "FactCategory", "extract_facts", "split_clauses"]
+
+FactCategory = Literal[
+    "decision", "preference", "constraint", "fact", "question", "action_item", "provisional"
+]
+FACT_CATEGORIES: tuple[FactCategory, ...] = get_args(FactCategory)
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicFact:
+    """One atomic unit of meaning extracted from a turn."""
+
+    category: FactCategory
+    text: str
+    """The unit: one clause of the original wording, trimmed and bounded."""
+    speaker: str | None
+    role: str
+    """Role of the turn, lower-cased ("user", "assistant", ...)."""
+    confidence: float
+    """Fixed per rule, in [0, 1]: how reliably the rule identifies the category."""
+    rule: str
+    """Name of the rule that fired (for explanations and evaluation)."""
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_I = r"(?:i|we)"
+_SUBJECT_START = (
+    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|you|you're|he|he's|she|she's|it|it's|they|"
+    r"they're|this|that|there|my|our|his|her|their)"
+)
+_CLAUSE_SPLIT = _rx(
+    r"\s*;\s*|\s+[—–]\s+|\s+--\s+|"
+    r",?\s+(?:and|but|so|because|though|although|while|whereas|plus|cause|since)\s+"
+    rf"(?={_SUBJECT_START}\b)"
+)
+_LEADING_MARKERS = _rx(
+    r"^(?:(?:hi|hey|hello|yo|dear)\b[^,!.?]{0,30}[,!.]+\s*"
+    r"|(?:so|well|oh|ah|anyway|anyways|honestly|yeah|yep|yes|no|nope|ok|okay|sure|also|and|but|"
+    r"btw|by the way|actually|wow|um|uh|hmm|lol|haha|plus|then|alright|right)\b[,!.]*\s+)"
+)
+_FIRST_PERSON = _rx(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|us|our)\b")
+_SMALL_TALK = _rx(
+    r"^(?:how are you|how're you|how are things|how's it going|how have you been|what's up|"
+    r"what about you|and you|you|how about you|right|really|thanks|thank you)\W*$"
+)
+
+# (rule name, pattern, confidence) per category, in priority order inside each category.
+_Rule = tuple[str, re.Pattern[str], float]
+_QUESTION_WORD: _Rule = (
+    "question-word",
+    _rx(
+        r"^(?:who|what|when|where|why|how|which|whose|is|are|am|was|were|do|does|did|can|could|"
+        r"should|would|will|shall|have|has|may)\b[^.!]*$"
+    ),
+    0.6,
+)
+_PROVISIONAL: tuple[_Rule, ...] = (
+    (
+        "hedge",
+        _rx(
+            r"\b(?:maybe|perhaps|might|possibly|probably|not sure|unsure|thinking about|"
+            r"thinking of|considering|i guess|i suppose|tempted to|wondering if|wondering whether|"
+            r"leaning towards?|toying with|on the fence|could try|could use|could go with|"
+            r"might want|not decided|haven't decided|undecided|tentatively)\b"
+        ),
+        0.5,
+    ),
+)
+_DECISION: tuple[_Rule, ...] = (
+    (
+        "decided",
+        _rx(
+            rf"\b{_I}(?:'ve| have| had)? (?:finally |just |now )?(?:decided|chose|chosen|picked|"
+            r"settled on|opted|agreed|committed)\b|\bdecision\s*:|\bfinal decision\b"
+        ),
+        0.9,
+    ),
+    (
+        "going-with",
+        _rx(
+            rf"\b{_I}(?:'ll| will|'m going to| am going to|'re going to| are going to|'re| are|'m|"
+            r" am) (?:go(?:ing)? with|us(?:e|ing) |stick(?:ing)? with|switch(?:ing)? to|"
+            r"pick(?:ing)? |choos(?:e|ing) |adopt(?:ing)? |mov(?:e|ing) to|migrat(?:e|ing) to|"
+            r"standardi[sz](?:e|ing) on)"
+        ),
+        0.8,
+    ),
+    (
+        "lets",
+        _rx(
+            r"\blet'?s (?:go with|use|stick with|switch to|pick|choose|adopt|go ahead|keep|drop|"
+            r"move to|migrate to|standardi[sz]e on)\b"
+        ),
+        0.8,
+    ),
+)
+_PREFERENCE: tuple[_Rule, ...] = (
+    ("favourite", _rx(r"\b(?:my|our) (?:all-time |absolute )?(?:favou?rite|fave)\b"), 0.85),
+    (
+        "likes",
+        _rx(
+            rf"\b{_I} (?:really |absolutely |totally |just |also |still |kinda |truly |do |"
+            r"don't |do not |never |always )?(?:prefer(?:red)?|like[ds]?|lov(?:e|ed)|enjoy(?:ed)?|"
+            r"adore[d]?|hate[d]?|dislike[d]?|despise[d]?)\b|"
+            rf"\b{_I}(?:'d| would) (?:rather|prefer|love)\b|"
+            rf"\b{_I}(?:'m| am|'re| are) (?:really |a (?:big |huge )?)?"
+            r"(?:into|fans? of|obsessed with|not a fan of)\b|\bi can't stand\b"
+        ),
+        0.8,
+    ),
+)
+_ACTION: tuple[_Rule, ...] = (
+    (
+        "todo",
+        _rx(
+            r"^(?:todo|to-do|action item|next step)s?\b|\b(?:remember|don't forget|remind me) to\b"
+        ),
+        0.85,
+    ),
+    (
+        "will",
+        _rx(
+            rf"\b{_I}(?:'ll| will| shall)\b(?! (?:never|not)\b)|"
+            rf"\b{_I}(?:'m| am|'re| are) (?:going to|gonna|planning to|planning on|about to)\b|"
+            rf"\b(?:{_I}|you) (?:need|have|got|ought) to\b|\b{_I} should\b(?! not)|"
+            rf"\b{_I}(?:'ve| have) got to\b|\b{_I} plan to\b"
+        ),
+        0.7,
+    ),
+)
+_CONSTRAINT: tuple[_Rule, ...] = (
+    (
+        "imperative",
+        _rx(r"^(?:please )?(?:never|always|don't|do not|avoid|make sure|ensure|only)\b"),
+        0.75,
+    ),
+    (
+        "modal",
+        _rx(
+            r"\b(?:must(?:n't| not)?|shouldn't|should not|can't|cannot|can not|not allowed|"
+            r"no more than|at most|at least|allergic to|required to|is required|are required|"
+            r"has to|have to|only ever|under no circumstances)\b|"
+            rf"\b{_I} (?:never|always|don't|do not|won't|will not)\b"
+        ),
+        0.7,
+    ),
+)
+# Modal phrases that express feelings or knowledge, not constraints.
+_NOT_CONSTRAINT = _rx(
+    r"\b(?:can't|cannot) (?:wait|believe|imagine|stop|help)\b|"
+    r"\b(?:don't|do not) (?:know|think|remember|care|mind|understand|get it|worry)\b|"
+    r"\b(?:always|never) (?:wanted|thought|knew|felt|expected|imagined|realized|realised|mind)\b"
+)
+_ANCHOR = _rx(
+    r"\d|\b(?:yesterday|today|tonight|tomorrow|ago|last (?:week|month|year|night|weekend)|"
+    r"next (?:week|month|year|weekend)|this (?:morning|week|month|year|weekend)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|june|july|august|"
+    r"september|october|november|december|(?:my|our) (?:wife|husband|partner|boyfriend|"
+    r"girlfriend|sister|brother|mom|mother|dad|father|son|daughter|kids?|children|parents?|"
+    r"friends?|boss|colleague|coworker|team|dog|cat|grand\w+|aunt|uncle|cousin|family|job|"
+    r"name|birthday|home|house|apartment))\b"
+)
+_NOT_NAME = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
+_WORD = re.compile(r"\S+")
+
+
+def _has_name_anchor(clause: str) -> bool:
+    """A capitalised word or acronym after the first word (proper-noun proxy, no model)."""
+    words = _WORD.findall(clause)
+    for word in words[1:]:
+        token = word.strip("\"'“”‘’()[],.;:!?")
+        if token[:1].isupper() and token.casefold() not in _NOT_NAME:
+            return True
+    return False
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Split a sentence into clauses (step 2 of the module docstring); questions stay whole."""
+    sentence = sentence.strip()
+    if sentence.endswith("?"):
+        return [sentence]
+    return [c for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip()]
+
+
+def _clean(clause: str, max_words: int) -> str:
+    text = " ".join(clause.split())
+    previous = None
+    while previous != text:
+        previous = text
+        text = _LEADING_MARKERS.sub("", text)
+    question = text.rstrip().endswith("?")
+    text = text.rstrip(" .,;:!—–-\"'”’…").strip().lstrip(",;:—–- ")
+    words = text.split()
+    if len(words) > max_words:
+        text = " ".join(words[:max_words]).rstrip(",;:") + "…"
+    elif question and text and not text.endswith("?"):
+        text += "?"
+    return text[:1].upper() + text[1:] if text[:1].islower() and text[:2] != "i'" else text
+
+
+def _first_match(rules: tuple[_Rule, ...], text: str) -> _Rule | None:
+    for rule in rules:
+        if rule[1].search(text):
+            return rule
+    return None
+
+
+def _classify(
+    unit: str, original: str, is_user: bool, cfg: FactConfig, entity_names: Collection[str]
+) -> tuple[FactCategory, str, float] | None:
+    """(category, rule, confidence) of one cleaned unit, or ``None`` (see module docstring)."""
+    if original.rstrip().endswith("?"):
+        return "question", "question-mark", 0.9
+    if _QUESTION_WORD[1].search(unit):
+        return "question", _QUESTION_WORD[0], _QUESTION_WORD[2]
+    rule = _first_match(_PROVISIONAL, unit)
+    if rule:
+        return "provisional", rule[0], rule[2]
+    rule = _first_match(_DECISION, unit)
+    if rule:
+        if is_user:
+            return "decision", rule[0], rule[2]
+        if cfg.assistant_decisions_as_provisional:
+            return "provisional", "decision-not-user", 0.4
+        return None
+    rule = _first_match(_PREFERENCE, unit)
+    if rule:
+        return "preference", rule[0], rule[2]
+    rule = _first_match(_ACTION, unit)
+    if rule:
+        return "action_item", rule[0], rule[2]
+    rule = _first_match(_CONSTRAINT, unit)
+    if rule and not _NOT_CONSTRAINT.search(unit):
+        return "constraint", rule[0], rule[2]
+    if _FIRST_PERSON.search(unit):
+        folded = unit.casefold()
+        if any(name.casefold() in folded for name in entity_names if len(name) > 1):
+            return "fact", "first-person-entity", 0.7
+        if _ANCHOR.search(unit) or _has_name_anchor(unit):
+            return "fact", "first-person-anchored", 0.6
+    return None
+
+
+def extract_facts(
+    text: str,
+    role: str,
+    speaker: str | None = None,
+    *,
+    config: FactConfig | None = None,
+    entities: Collection[str] = (),
+) -> list[AtomicFact]:
+    """Extract atomic facts from one turn (algorithm in the module docstring).
+
+    ``role`` decides decision crediting (only :attr:`FactConfig.user_roles` make decisions);
+    ``speaker`` is copied to every fact; ``entities`` are names already found in the turn (for
+    instance by :class:`pipelines.ingest.entities.EntityExtractor`) that anchor ``fact`` units.
+    Returns facts in text order, at most :attr:`FactConfig.max_facts_per_text`.
+    """
+    cfg = config or DEFAULT_INGEST_CONFIG.facts
+    if not cfg.enabled or not text.strip():
+        return []
+    role_key = role.casefold().strip()
+    is_user = role_key in cfg.user_roles
+    facts: list[AtomicFact] = []
+    seen: set[tuple[str, str]] = set()
+    for sentence in split_sentences(strip_code_blocks(text)):
+        for clause in split_clauses(sentence):
+            unit = _clean(clause, cfg.max_words)
+            if len(unit.split()) < cfg.min_words or _SMALL_TALK.match(unit):
+                continue
+            verdict = _classify(unit, clause, is_user, cfg, entities)
+            if verdict is None:
+                continue
+            category, rule, confidence = verdict
+            dedup_key = (category, normalise_for_match(unit))
+            if dedup_key in seen:
+                continue
+            seen.add(dedup_key)
+            facts.append(AtomicFact(category, unit, speaker, role_key, confidence, rule))
+            if len(facts) >= cfg.max_facts_per_text:
+                return facts
+    return facts

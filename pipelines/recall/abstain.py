@@ -1,0 +1,215 @@
+"""Abstention: decide when recall should answer "I have no memory of that".
+
+A fused ranking always returns *something*; abstaining requires evidence that the best
+candidates are actually about the query. :func:`decide_abstention` combines four cheap,
+already-computed features:
+
+* the top raw cosine similarity of the vector signal,
+* the top full-text (BM25) score, squashed to [0, 1) by ``s / (s + half_saturation)``,
+* the fraction of query keywords found in the top-k texts (:func:`keyword_coverage`),
+* agreement between the vector and full-text top lists (:func:`top_overlap`).
+
+Decision order: no candidates → abstain; a very strong semantic match → answer; weak
+semantic *and* weak lexical evidence → abstain; otherwise abstain iff the weighted mean of
+the available features is below ``min_evidence``. All thresholds are plain fields of
+:class:`~pipelines.recall.config.AbstentionThresholds`, to be fitted with
+:func:`calibrate_threshold` on a benchmark.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, AbstentionThresholds
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionInputs:
+    """Features of one query's retrieval result.
+
+    ``top_vector_similarity`` is raw cosine (−1..1); ``top_fulltext_score`` is the raw,
+    unbounded full-text score. Either may be ``None`` when that signal did not run (e.g.
+    no searchable keyword); its feature is then left out of the weighted mean.
+    """
+
+    top_vector_similarity: float | None
+    top_fulltext_score: float | None
+    keyword_coverage: float
+    candidate_count: int
+    signal_agreement: float
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionDecision:
+    """``confidence`` in [0.5, 1] is how far the evidence is from the decision boundary."""
+
+    abstain: bool
+    reason: str
+    confidence: float
+    evidence: float
+
+
+def _tokens(text: str) -> list[str]:
+    return [token.casefold() for token in _WORD.findall(text)]
+
+
+def keyword_coverage(keywords: Sequence[str], texts: Iterable[str]) -> float:
+    """Fraction of ``keywords`` whose tokens all occur (case-insensitively) in ``texts``.
+
+    A multi-word keyword (a quoted phrase, a date) counts as found when each of its tokens
+    occurs somewhere in the texts. No keywords means nothing to contradict: 1.0.
+    """
+    if not keywords:
+        return 1.0
+    vocabulary: set[str] = set()
+    for text in texts:
+        vocabulary.update(_tokens(text))
+    found = 0
+    for keyword in keywords:
+        tokens = _tokens(keyword)
+        if tokens and all(token in vocabulary for token in tokens):
+            found += 1
+    return found / len(keywords)
+
+
+def top_overlap(
+    first: Sequence[str],
+    second: Sequence[str],
+    n: int = DEFAULT_RECALL_CONFIG.abstention.agreement_top_n,
+) -> float:
+    """``|top_n(first) ∩ top_n(second)| / min(n, |top_n(first)|, |top_n(second)|)``.
+
+    1.0 when the shorter top list is contained in the other; 0.0 if either is empty.
+    """
+    if n <= 0:
+        raise ValueError("n must be positive")
+    a, b = set(first[:n]), set(second[:n])
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def _vector_feature(similarity: float, thresholds: AbstentionThresholds) -> float:
+    low, high = thresholds.min_vector_similarity, thresholds.strong_vector_similarity
+    return min(1.0, max(0.0, (similarity - low) / (high - low)))
+
+
+def _confidence(evidence: float, boundary: float) -> float:
+    span = max(boundary, 1.0 - boundary)
+    return min(1.0, 0.5 + 0.5 * abs(evidence - boundary) / span) if span > 0 else 1.0
+
+
+def decide_abstention(
+    inputs: AbstentionInputs,
+    thresholds: AbstentionThresholds = DEFAULT_RECALL_CONFIG.abstention,
+) -> AbstentionDecision:
+    """Decide whether to abstain; see the module docstring for the decision order.
+
+    The returned ``evidence`` is the weighted mean of the available features
+    (vector similarity rescaled between ``min_`` and ``strong_vector_similarity``,
+    keyword coverage, squashed full-text score, signal agreement).
+    """
+    t = thresholds
+    if inputs.candidate_count < max(1, t.min_candidates):
+        return AbstentionDecision(True, "no_candidates", 1.0, 0.0)
+
+    features: list[tuple[float, float]] = [
+        (t.weight_keywords, min(1.0, max(0.0, inputs.keyword_coverage))),
+        (t.weight_agreement, min(1.0, max(0.0, inputs.signal_agreement))),
+    ]
+    sim = inputs.top_vector_similarity
+    if sim is not None and math.isfinite(sim):
+        features.append((t.weight_vector, _vector_feature(sim, t)))
+    fts = inputs.top_fulltext_score
+    if fts is not None and math.isfinite(fts):
+        squashed = max(0.0, fts) / (max(0.0, fts) + t.fulltext_half_saturation)
+        features.append((t.weight_fulltext, squashed))
+    total_weight = math.fsum(weight for weight, _ in features)
+    evidence = (
+        math.fsum(weight * value for weight, value in features) / total_weight
+        if total_weight > 0
+        else 0.0
+    )
+
+    if sim is not None and sim >= t.strong_vector_similarity:
+        return AbstentionDecision(False, "strong_semantic_match", 1.0, evidence)
+    weak_semantic = sim is None or sim < t.min_vector_similarity
+    if weak_semantic and inputs.keyword_coverage < t.min_keyword_coverage:
+        return AbstentionDecision(True, "weak_semantic_and_lexical_match", 1.0, evidence)
+    confidence = _confidence(evidence, t.min_evidence)
+    if evidence < t.min_evidence:
+        return AbstentionDecision(True, "insufficient_evidence", confidence, evidence)
+    return AbstentionDecision(False, "sufficient_evidence", confidence, evidence)
+
+
+class Calibration(NamedTuple):
+    """Best abstention threshold: abstain iff ``score < threshold``."""
+
+    threshold: float
+    precision: float
+    recall: float
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall (0.0 when both are 0)."""
+        total = self.precision + self.recall
+        return 2.0 * self.precision * self.recall / total if total > 0 else 0.0
+
+
+def calibrate_threshold(
+    scores_answerable: Sequence[float],
+    scores_unanswerable: Sequence[float],
+) -> Calibration:
+    """Pick the threshold on a "has an answer" score that maximises F1 of abstaining.
+
+    The rule is "abstain iff score < threshold" and the positive class is *unanswerable*
+    (precision = correct abstentions / abstentions, recall = correct abstentions /
+    unanswerable queries). Candidate thresholds are the midpoints between consecutive
+    distinct scores (or the upper score when they are adjacent floats) plus the float just
+    above the maximum (abstain on everything); ties on F1 go to the lowest
+    threshold (fewest wrongful abstentions). O(n log n).
+
+    Raises:
+        ValueError: if either list is empty or contains a non-finite score.
+    """
+    if not scores_answerable or not scores_unanswerable:
+        raise ValueError("both score lists must be non-empty")
+    labelled = [(float(s), False) for s in scores_answerable] + [
+        (float(s), True) for s in scores_unanswerable
+    ]
+    if not all(math.isfinite(score) for score, _ in labelled):
+        raise ValueError("scores must be finite")
+    labelled.sort(key=lambda pair: pair[0])
+    positives = len(scores_unanswerable)
+
+    distinct = sorted({score for score, _ in labelled})
+    candidates = []
+    for low, high in itertools.pairwise(distinct):
+        middle = (low + high) / 2.0
+        candidates.append(middle if low < middle < high else high)
+    candidates.append(math.nextafter(distinct[-1], math.inf))
+
+    best: Calibration | None = None
+    index = true_pos = false_pos = 0
+    for threshold in candidates:
+        while index < len(labelled) and labelled[index][0] < threshold:
+            if labelled[index][1]:
+                true_pos += 1
+            else:
+                false_pos += 1
+            index += 1
+        predicted = true_pos + false_pos
+        precision = true_pos / predicted if predicted else 0.0
+        recall = true_pos / positives
+        current = Calibration(threshold, precision, recall)
+        if best is None or current.f1 > best.f1:
+            best = current
+    assert best is not None
+    return best

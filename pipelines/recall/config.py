@@ -1,0 +1,229 @@
+"""Every tunable of the recall (read) path, in one frozen pydantic model.
+
+No recall module hard-codes a number: they take a :class:`RecallConfig` (or values read
+from it) as arguments, and their defaults are read from :data:`DEFAULT_RECALL_CONFIG`.
+The values below are priors taken from the design sources (k = 60 for RRF, λ = 0.5 for
+MMR, a 0.55 reranker blend, full-text weight ≈ 0.5 and heat weight ≈ 0.3 for the
+balanced profile); they are meant to be recalibrated on a benchmark, which is why every
+one of them is a plain, validated field.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pipelines.recall.intent import Intent
+
+Weight = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+UnitFloat = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+PositiveFloat = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+#: Retrieval signals fused by weighted RRF.
+SIGNAL_VECTOR = "vector"
+SIGNAL_FULLTEXT = "fulltext"
+SIGNAL_ENTITY = "entity"
+SIGNAL_HEAT = "heat"
+SIGNAL_RECENCY = "recency"
+DEFAULT_SIGNALS: tuple[str, ...] = (
+    SIGNAL_VECTOR,
+    SIGNAL_FULLTEXT,
+    SIGNAL_ENTITY,
+    SIGNAL_HEAT,
+    SIGNAL_RECENCY,
+)
+
+
+def _profile(
+    vector: float, fulltext: float, entity: float, heat: float, recency: float
+) -> dict[str, float]:
+    return {
+        SIGNAL_VECTOR: vector,
+        SIGNAL_FULLTEXT: fulltext,
+        SIGNAL_ENTITY: entity,
+        SIGNAL_HEAT: heat,
+        SIGNAL_RECENCY: recency,
+    }
+
+
+def _default_intent_weights() -> dict[Intent, dict[str, float]]:
+    # Vector similarity anchors every profile; the other signals are shifted per intent:
+    # recency up for temporal / knowledge-update questions, the entity graph up for
+    # entity, multi-hop and ordering questions, heat up for standing instructions.
+    return {
+        Intent.SEMANTIC: _profile(1.0, 0.5, 0.3, 0.3, 0.1),
+        Intent.TEMPORAL: _profile(1.0, 0.6, 0.4, 0.2, 0.6),
+        Intent.CAUSAL: _profile(1.0, 0.4, 0.4, 0.2, 0.1),
+        Intent.ENTITY: _profile(0.8, 0.6, 1.0, 0.2, 0.1),
+        Intent.KNOWLEDGE_UPDATE: _profile(1.0, 0.5, 0.5, 0.5, 1.0),
+        Intent.MULTI_HOP: _profile(1.0, 0.5, 0.8, 0.2, 0.1),
+        Intent.PREFERENCE: _profile(1.0, 0.3, 0.6, 0.4, 0.3),
+        Intent.INSTRUCTION: _profile(1.0, 0.6, 0.2, 0.6, 0.3),
+        Intent.EVENT_ORDER: _profile(1.0, 0.5, 0.6, 0.1, 0.2),
+        Intent.SUMMARIZATION: _profile(1.0, 0.3, 0.5, 0.4, 0.3),
+    }
+
+
+def _default_candidates() -> dict[str, int]:
+    return {
+        SIGNAL_VECTOR: 100,
+        SIGNAL_FULLTEXT: 100,
+        SIGNAL_ENTITY: 50,
+        SIGNAL_HEAT: 50,
+        SIGNAL_RECENCY: 50,
+    }
+
+
+class AbstentionThresholds(BaseModel):
+    """Thresholds of :func:`pipelines.recall.abstain.decide_abstention`.
+
+    Similarities are raw cosine values (−1..1). The evidence score is a weighted mean of
+    four features in [0, 1]; the weights need not sum to one (they are renormalised over
+    the features that are available for a query).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_candidates: Annotated[int, Field(ge=0)] = 1
+    min_vector_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.20
+    strong_vector_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.60
+    min_keyword_coverage: UnitFloat = 0.34
+    fulltext_half_saturation: PositiveFloat = 2.0
+    weight_vector: Weight = 0.50
+    weight_keywords: Weight = 0.25
+    weight_fulltext: Weight = 0.15
+    weight_agreement: Weight = 0.10
+    min_evidence: UnitFloat = 0.30
+    agreement_top_n: PositiveInt = 5
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.strong_vector_similarity <= self.min_vector_similarity:
+            raise ValueError("strong_vector_similarity must exceed min_vector_similarity")
+        total = self.weight_vector + self.weight_keywords + self.weight_fulltext
+        if total + self.weight_agreement <= 0.0:
+            raise ValueError("at least one evidence weight must be positive")
+        return self
+
+
+class RecallConfig(BaseModel):
+    """All tunables of recall. Frozen: derive variants with ``model_copy(update=...)``.
+
+    Nested dicts are plain dicts (pydantic cannot freeze them); treat them as read-only
+    and use :meth:`weights_for` to obtain a private copy of a profile.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- fusion
+    rrf_k: Annotated[int, Field(ge=0)] = 60
+    signals: tuple[str, ...] = DEFAULT_SIGNALS
+    intent_weights: dict[Intent, dict[str, Weight]] = Field(default_factory=_default_intent_weights)
+    temporal_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 1.3
+
+    # --- candidate generation
+    candidates_per_signal: dict[str, PositiveInt] = Field(default_factory=_default_candidates)
+    vector_overfetch_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 2.0
+    vector_overfetch_max: PositiveInt = 2_000
+    min_filter_selectivity: Annotated[float, Field(gt=0.0, le=1.0)] = 0.01
+    exact_scan_threshold: Annotated[int, Field(ge=0)] = 20_000
+    similarity_floor: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.10
+
+    # --- selection
+    mmr_lambda: UnitFloat = 0.5
+    mmr_oversample: Annotated[int, Field(ge=1)] = 3
+
+    # --- reranking
+    rerank_weight: UnitFloat = 0.55
+    rerank_window: PositiveInt = 50
+
+    # --- abstention
+    abstention: AbstentionThresholds = Field(default_factory=AbstentionThresholds)
+
+    # --- query handling
+    max_query_chars: PositiveInt = 2_000
+    min_k: PositiveInt = 1
+    max_k: PositiveInt = 100
+    default_k: PositiveInt = 10
+    max_subqueries: PositiveInt = 4
+    fulltext_max_terms: PositiveInt = 32
+    fulltext_phrase_boost: Annotated[float, Field(ge=0.001, le=1000.0)] = 2.0
+    recent_window_days: PositiveFloat = 30.0
+
+    # --- heat and recency
+    recency_half_life_days: PositiveFloat = 30.0
+    heat_decay_rate_per_day: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 0.1
+    heat_floor: UnitFloat = 0.0
+    heat_access_boost: UnitFloat = 0.2
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if len(set(self.signals)) != len(self.signals) or not self.signals:
+            raise ValueError("signals must be non-empty and unique")
+        known = set(self.signals)
+        missing = [intent for intent in Intent if intent not in self.intent_weights]
+        if missing:
+            raise ValueError(f"intent_weights lacks a profile for {missing}")
+        for intent, profile in self.intent_weights.items():
+            if set(profile) != known:
+                raise ValueError(
+                    f"profile {intent!s} must weight exactly {sorted(known)}, got {sorted(profile)}"
+                )
+            if not any(weight > 0.0 for weight in profile.values()):
+                raise ValueError(f"profile {intent!s} has no positive weight")
+        if set(self.candidates_per_signal) != known:
+            raise ValueError("candidates_per_signal must cover exactly the signals")
+        if not self.min_k <= self.default_k <= self.max_k:
+            raise ValueError("need min_k <= default_k <= max_k")
+        return self
+
+    def weights_for(self, intent: Intent) -> dict[str, float]:
+        """A fresh copy of the signal-weight profile of ``intent``."""
+        return dict(self.intent_weights[intent])
+
+    def clamp_k(self, k: int | None) -> int:
+        """``k`` clamped into ``[min_k, max_k]``; ``None`` means ``default_k``."""
+        if k is None:
+            return self.default_k
+        return max(self.min_k, min(self.max_k, k))
+
+    def use_exact_scan(self, space_size: int) -> bool:
+        """Whether a memory space is small enough to brute-force the vector signal.
+
+        Below the threshold an exact cosine scan is cheap and has perfect recall, so the
+        approximate index (and its over-fetch) is not worth it.
+        """
+        return space_size <= self.exact_scan_threshold
+
+    def vector_fetch_size(
+        self,
+        needed: int,
+        *,
+        space_size: int,
+        filter_selectivity: float = 1.0,
+        attempt: int = 0,
+    ) -> int:
+        """How many neighbours to ask the approximate vector index for.
+
+        An approximate index searched globally and post-filtered (by memory space, time
+        window, ...) returns about ``fetch × selectivity`` usable rows, so the request is
+        ``ceil(needed × factor^(attempt+1) / selectivity)``, capped at
+        ``vector_overfetch_max``; ``attempt`` lets the caller escalate when a previous try
+        came back short. Exact scans (small spaces) need no over-fetch. Selectivity is
+        clamped to ``[min_filter_selectivity, 1]``.
+        """
+        if needed <= 0:
+            return 0
+        if attempt < 0:
+            raise ValueError("attempt must be >= 0")
+        if self.use_exact_scan(space_size):
+            return needed
+        selectivity = min(1.0, max(self.min_filter_selectivity, filter_selectivity))
+        wanted = needed * self.vector_overfetch_factor ** (attempt + 1) / selectivity
+        return max(needed, min(self.vector_overfetch_max, math.ceil(wanted)))
+
+
+DEFAULT_RECALL_CONFIG = RecallConfig()

@@ -1,0 +1,164 @@
+"""Rank fusion, temporal boosting and reranker blending (read path, stages 3–4).
+
+* :func:`weighted_rrf` — weighted reciprocal rank fusion (Cormack et al., 2009, with
+  per-signal weights as in Bruch et al., 2023): ``score(d) = Σ_s w_s / (k + rank_s(d))``
+  with 1-based ranks. Only ranks matter, so signals on incomparable scales (cosine, BM25,
+  heat, recency) fuse without calibration.
+* :func:`temporal_boost` — multiply the score of candidates inside a query's time window
+  by a constant factor (a conditional, multiplicative re-weighting).
+* :func:`blend_rerank` — min-max normalise the fused score and the cross-encoder score
+  over the candidate list and mix them: ``(1 − α)·fused + α·rerank``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+
+
+@dataclass(frozen=True, slots=True)
+class FusedItem:
+    """One fused candidate.
+
+    ``ranks`` holds the 1-based rank of the item in every signal that returned it (also
+    for zero-weight signals); ``contributions`` holds ``w_s / (k + rank_s)`` for the same
+    signals, so ``score == math.fsum(contributions.values())``.
+    """
+
+    id: str
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+    contributions: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def best_rank(self) -> int:
+        """The best (smallest) rank over all signals that returned the item."""
+        return min(self.ranks.values())
+
+
+@dataclass(frozen=True, slots=True)
+class BlendedItem:
+    """A candidate after reranker blending; ``*_norm`` are the min-max normalised inputs."""
+
+    id: str
+    score: float
+    fused_norm: float
+    rerank_norm: float
+    reranked: bool
+
+
+def weighted_rrf(
+    rankings: Mapping[str, Sequence[str]],
+    weights: Mapping[str, float],
+    k: int = DEFAULT_RECALL_CONFIG.rrf_k,
+) -> list[FusedItem]:
+    """Fuse per-signal rankings with weighted reciprocal rank fusion.
+
+    ``rankings[signal]`` lists ids best first; a repeated id keeps its first (best)
+    position. A signal missing from ``weights`` has weight 0. Zero-weight signals add
+    nothing to scores but their ranks are still reported for items that some positive
+    signal returned; items returned *only* by zero-weight signals are left out (they have
+    no evidence for this query). Scores are summed with :func:`math.fsum`, so they do not
+    depend on signal order. Ties are broken by best rank over all signals, then by id.
+
+    Raises:
+        ValueError: if ``k`` is negative or a weight is negative or not finite.
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    for signal, weight in weights.items():
+        if not math.isfinite(weight) or weight < 0.0:
+            raise ValueError(f"weight of {signal!r} must be finite and >= 0, got {weight}")
+
+    ranks: dict[str, dict[str, int]] = {}
+    for signal in sorted(rankings):
+        for position, item_id in enumerate(rankings[signal], start=1):
+            item_ranks = ranks.setdefault(item_id, {})
+            item_ranks.setdefault(signal, position)
+
+    fused: list[FusedItem] = []
+    for item_id, item_ranks in ranks.items():
+        contributions = {
+            signal: weights.get(signal, 0.0) / (k + rank) for signal, rank in item_ranks.items()
+        }
+        if any(weights.get(signal, 0.0) > 0.0 for signal in item_ranks):
+            score = math.fsum(contributions.values())
+            fused.append(FusedItem(item_id, score, dict(item_ranks), contributions))
+    fused.sort(key=lambda item: (-item.score, item.best_rank, item.id))
+    return fused
+
+
+def temporal_boost(
+    scored: Sequence[tuple[str, float]],
+    in_window: Collection[str],
+    factor: float = DEFAULT_RECALL_CONFIG.temporal_boost_factor,
+) -> list[tuple[str, float]]:
+    """Multiply the score of every id in ``in_window`` by ``factor`` and re-sort.
+
+    Used when the query carries a time expression: candidates whose event time falls in
+    the resolved window are boosted rather than hard-filtered, so a wrongly resolved
+    window cannot empty the result. The sort is stable, so equal scores keep their input
+    order.
+    """
+    if not math.isfinite(factor) or factor < 0.0:
+        raise ValueError("factor must be finite and >= 0")
+    boosted = [
+        (item_id, score * factor if item_id in in_window else score) for item_id, score in scored
+    ]
+    return sorted(boosted, key=lambda pair: -pair[1])
+
+
+def min_max_normalise(values: Sequence[float]) -> list[float]:
+    """Scale ``values`` linearly onto [0, 1]; a constant (or single) list maps to all 1.0.
+
+    Mapping a constant list to 1.0 (rather than 0.0) means "no information to demote
+    anything", so blending with a flat score list leaves the other ordering intact.
+    """
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError("scores must be finite")
+    if high == low:
+        return [1.0 for _ in values]
+    span = high - low
+    return [(value - low) / span for value in values]
+
+
+def blend_rerank(
+    fused: Sequence[tuple[str, float]],
+    rerank_scores: Mapping[str, float],
+    weight: float = DEFAULT_RECALL_CONFIG.rerank_weight,
+) -> list[BlendedItem]:
+    """Blend fused scores with cross-encoder scores: ``(1 − w)·fused_n + w·rerank_n``.
+
+    Both score lists are min-max normalised over the candidates (fused over all of
+    ``fused``; rerank over the candidates that have a rerank score). Candidates the
+    reranker did not score (outside the rerank window) get ``rerank_n = 0``, i.e. they are
+    treated like the worst reranked candidate. ``weight = 0`` reproduces the fused order
+    and ``weight = 1`` the reranker order (unscored candidates tie with the worst scored
+    one). Ties keep the input order (stable sort).
+    """
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError("weight must be in [0, 1]")
+    if not fused:
+        return []
+    fused_norm = min_max_normalise([score for _, score in fused])
+    scored_ids = [item_id for item_id, _ in fused if item_id in rerank_scores]
+    rerank_norm = dict(
+        zip(
+            scored_ids,
+            min_max_normalise([rerank_scores[item_id] for item_id in scored_ids]),
+            strict=True,
+        )
+    )
+    blended = []
+    for (item_id, _), f_norm in zip(fused, fused_norm, strict=True):
+        r_norm = rerank_norm.get(item_id, 0.0)
+        score = (1.0 - weight) * f_norm + weight * r_norm
+        blended.append(BlendedItem(item_id, score, f_norm, r_norm, item_id in rerank_norm))
+    blended.sort(key=lambda item: -item.score)
+    return blended

@@ -1,0 +1,191 @@
+"""Final-set selection: similarity floor, MMR diversity, provenance-preserving dedup.
+
+The selection funnel runs after fusion and reranking:
+
+1. retrieve wider than ``k`` (``k × mmr_oversample`` candidates),
+2. :func:`apply_similarity_floor` — a cheap noise backstop on raw cosine similarity,
+3. :func:`mmr_select` — greedy Maximal Marginal Relevance (Carbonell & Goldstein, 1998),
+   the usual instance of submodular coverage selection: it picks ``k`` items that are
+   relevant *and* not redundant with each other,
+4. :func:`dedupe_preserving_provenance` — collapse exact duplicates, keeping the copy
+   with the best provenance while remembering the collapsed copies.
+
+Selection is by count only: token budgets are enforced later, at context assembly, so a
+few long memories can never shrink the selected set.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedItem:
+    """One MMR pick.
+
+    ``relevance`` is the normalised relevance in [0, 1]; ``penalty`` the maximum cosine
+    similarity to the items picked before it, floored at 0 (0.0 for the first pick); ``gain`` is
+    ``relevance − λ·penalty``; ``rank`` is the 1-based pick order.
+    """
+
+    id: str
+    relevance: float
+    penalty: float
+    gain: float
+    rank: int
+
+
+def _normalise_relevance(relevance: np.ndarray) -> np.ndarray:
+    low, high = float(relevance.min()), float(relevance.max())
+    if high == low:
+        return np.ones_like(relevance)
+    return (relevance - low) / (high - low)
+
+
+def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+    safe = np.where(norms > 0.0, norms, 1.0)
+    return embeddings / safe
+
+
+def mmr_select(
+    ids: Sequence[str],
+    relevance: Sequence[float],
+    embeddings: np.ndarray,
+    k: int,
+    lambda_: float = DEFAULT_RECALL_CONFIG.mmr_lambda,
+) -> list[SelectedItem]:
+    """Greedy MMR: repeatedly pick ``argmax relevance_i − λ · max_{j∈S} cos(e_i, e_j)``.
+
+    Relevance is min-max normalised to [0, 1] first (a constant list becomes all 1.0) so
+    that λ has the same meaning whatever the scale of the upstream score (RRF scores are
+    ~0.01–0.1, reranker logits are unbounded). The least relevant candidate thus gets
+    relevance 0, which is why MMR should run on an oversampled pool
+    (``k × mmr_oversample``), not on exactly the items one hopes to keep.
+
+    Embeddings may have any norm: rows are L2-normalised here, and an all-zero row (no
+    embedding) has similarity 0 to everything, so it is never penalised. The penalty is
+    ``max(0, max cosine)``: an anti-correlated item counts as unrelated rather than being
+    rewarded, which keeps successive greedy gains non-increasing. Cost is O(k·n·d): the
+    running penalty vector is updated with one matrix-vector product per pick.
+
+    Ties on gain are broken by lower penalty (less redundant, only when ``λ > 0``), then
+    by input order, which is normally the upstream rank. With ``λ = 0`` the result is
+    exactly the stable top-``k`` by relevance. Returns ``min(k, n)`` distinct items in pick
+    order.
+
+    Raises:
+        ValueError: on mismatched lengths, non-finite relevance, duplicate ids, ``k < 0``
+            or ``λ`` outside [0, 1].
+    """
+    n = len(ids)
+    if len(relevance) != n:
+        raise ValueError("ids and relevance must have the same length")
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    if not 0.0 <= lambda_ <= 1.0:
+        raise ValueError("lambda_ must be in [0, 1]")
+    if len(set(ids)) != n:
+        raise ValueError("ids must be unique")
+    if n == 0 or k == 0:
+        return []
+    matrix = np.asarray(embeddings, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != n:
+        raise ValueError("embeddings must have shape (len(ids), d)")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError("embeddings must be finite")
+    rel = np.asarray(relevance, dtype=np.float64)
+    if not np.all(np.isfinite(rel)):
+        raise ValueError("relevance must be finite")
+
+    rel = _normalise_relevance(rel)
+    unit = _unit_rows(matrix)
+    penalty = np.zeros(n)  # max(0, max cosine) to the picks so far
+    chosen = np.zeros(n, dtype=bool)
+    picks: list[SelectedItem] = []
+    for rank in range(1, min(k, n) + 1):
+        gain = rel - lambda_ * penalty
+        gain[chosen] = -np.inf
+        best_gain = gain.max()
+        tied = np.flatnonzero(gain == best_gain)
+        if tied.size > 1 and lambda_ > 0.0:
+            best = int(tied[np.argmin(penalty[tied])])
+        else:
+            best = int(tied[0])
+        picks.append(
+            SelectedItem(
+                id=ids[best],
+                relevance=float(rel[best]),
+                penalty=float(penalty[best]),
+                gain=float(best_gain),
+                rank=rank,
+            )
+        )
+        chosen[best] = True
+        penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
+    return picks
+
+
+def apply_similarity_floor(
+    ids: Sequence[str],
+    similarities: Sequence[float],
+    floor: float = DEFAULT_RECALL_CONFIG.similarity_floor,
+) -> list[str]:
+    """Keep the ids whose raw cosine similarity is at least ``floor`` (order preserved).
+
+    A noise backstop only: off-topic matches that share vocabulary arrive with *high*
+    similarity, so relevance gating must come from elsewhere (reranker, abstention).
+    NaN similarities are dropped.
+    """
+    if len(ids) != len(similarities):
+        raise ValueError("ids and similarities must have the same length")
+    return [
+        item_id
+        for item_id, sim in zip(ids, similarities, strict=True)
+        if not math.isnan(sim) and sim >= floor
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class DedupGroup(Generic[T]):
+    """A kept item plus the exact duplicates that were collapsed into it (input order)."""
+
+    kept: T
+    duplicates: tuple[T, ...] = ()
+
+
+def normalise_text_key(text: str) -> str:
+    """A duplicate-detection key: case-folded with whitespace runs collapsed."""
+    return " ".join(text.casefold().split())
+
+
+def dedupe_preserving_provenance(
+    items: Sequence[T],
+    key: Callable[[T], Hashable],
+    provenance: Callable[[T], float],
+) -> list[DedupGroup[T]]:
+    """Collapse items with equal ``key``; keep the copy with the highest ``provenance``.
+
+    Each group appears at the position of its first (best-ranked) member, so the ranking
+    is preserved; the kept representative is the highest-provenance copy (earliest wins
+    ties), and the others are returned in ``duplicates`` so their sources stay visible.
+    """
+    groups: dict[Hashable, list[T]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    result: list[DedupGroup[T]] = []
+    for members in groups.values():
+        best_index = max(range(len(members)), key=lambda i: (provenance(members[i]), -i))
+        kept = members[best_index]
+        rest = tuple(member for i, member in enumerate(members) if i != best_index)
+        result.append(DedupGroup(kept=kept, duplicates=rest))
+    return result

@@ -1,0 +1,56 @@
+"""Tests for section rendering and flat-baseline packing."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.assemble.blocks import DATA_NOTICE, MemoryRecord, StageSummaryRecord
+from pipelines.assemble.sections import SectionKind, build_sections, pack_to_budget
+
+
+def test_build_sections_labels_and_orders_everything() -> None:
+    sections = build_sections(
+        current=[MemoryRecord("m1", "current fact", "user", "t1", "s3")],
+        related=[MemoryRecord("m7", "older fact", "assistant", "t0", "s1")],
+        summaries=[StageSummaryRecord("s2", "Decisions: X")],
+    )
+    text = sections.as_text()
+    headers = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headers == ["## Current stage", "## Related prior context", "## Stage summaries"]
+    assert text.count(DATA_NOTICE) == 3
+    assert text.index('id="m1"') < text.index('id="m7"') < text.index('<summary stage="s2"')
+    assert sections.current_stage.startswith(SectionKind.CURRENT_STAGE.header)
+
+
+def test_empty_sections_say_so_explicitly() -> None:
+    sections = build_sections([], [], [])
+    assert sections.current_stage == (
+        "## Current stage\n(No memories were recalled for the current stage.)"
+    )
+    assert "<memory" not in sections.as_text()
+    assert DATA_NOTICE not in sections.as_text()
+
+
+def test_pack_to_budget_skips_items_that_do_not_fit_and_reports_them() -> None:
+    items = [("a", 50), ("b", 80), ("c", 30), ("d", 20), ("e", 0)]
+    result = pack_to_budget(items, 100)
+    assert result.kept == ("a", "c", "d", "e")
+    assert result.dropped == ("b",)
+    assert result.used_tokens == 100
+
+
+@given(
+    tokens=st.lists(st.integers(0, 100), max_size=30),
+    budget=st.integers(-10, 500),
+)
+def test_pack_to_budget_properties(tokens: list[int], budget: int) -> None:
+    items = list(enumerate(tokens))
+    result = pack_to_budget(items, budget)
+    assert result.used_tokens <= max(budget, 0)
+    assert sorted(result.kept + result.dropped) == list(range(len(tokens)))
+    assert list(result.kept) == sorted(result.kept)  # rank order preserved
+    assert result.used_tokens == sum(tokens[i] for i in result.kept)
+    for i in result.dropped:  # every dropped item really did not fit when reached
+        before = sum(tokens[k] for k in result.kept if k < i)
+        assert before + tokens[i] > budget

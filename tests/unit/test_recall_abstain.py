@@ -1,0 +1,177 @@
+"""Tests for pipelines.recall.abstain."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.recall.abstain import (
+    AbstentionInputs,
+    calibrate_threshold,
+    decide_abstention,
+    keyword_coverage,
+    top_overlap,
+)
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, AbstentionThresholds
+
+T = DEFAULT_RECALL_CONFIG.abstention
+
+
+def _inputs(**overrides: object) -> AbstentionInputs:
+    values: dict[str, object] = {
+        "top_vector_similarity": 0.45,
+        "top_fulltext_score": 3.0,
+        "keyword_coverage": 0.8,
+        "candidate_count": 20,
+        "signal_agreement": 0.4,
+    }
+    values.update(overrides)
+    return AbstentionInputs(**values)  # type: ignore[arg-type]
+
+
+def test_no_candidates_abstains() -> None:
+    decision = decide_abstention(_inputs(candidate_count=0), T)
+    assert decision.abstain and decision.reason == "no_candidates"
+    assert decision.confidence == 1.0
+
+
+def test_strong_semantic_match_answers() -> None:
+    decision = decide_abstention(
+        _inputs(top_vector_similarity=0.75, keyword_coverage=0.0, top_fulltext_score=None), T
+    )
+    assert not decision.abstain and decision.reason == "strong_semantic_match"
+
+
+def test_weak_semantic_and_lexical_abstains() -> None:
+    decision = decide_abstention(_inputs(top_vector_similarity=0.1, keyword_coverage=0.2), T)
+    assert decision.abstain and decision.reason == "weak_semantic_and_lexical_match"
+
+
+def test_good_evidence_answers() -> None:
+    decision = decide_abstention(_inputs(), T)
+    assert not decision.abstain and decision.reason == "sufficient_evidence"
+    assert decision.evidence >= T.min_evidence
+    assert 0.5 <= decision.confidence <= 1.0
+
+
+def test_mediocre_evidence_abstains() -> None:
+    decision = decide_abstention(
+        _inputs(
+            top_vector_similarity=0.22,
+            top_fulltext_score=0.1,
+            keyword_coverage=0.4,
+            signal_agreement=0.0,
+        ),
+        T,
+    )
+    assert decision.abstain and decision.reason == "insufficient_evidence"
+    assert decision.evidence < T.min_evidence
+
+
+def test_missing_signals_are_left_out_of_the_mean() -> None:
+    # With only keyword coverage and agreement available, evidence is their weighted mean.
+    decision = decide_abstention(
+        _inputs(
+            top_vector_similarity=None,
+            top_fulltext_score=None,
+            keyword_coverage=1.0,
+            signal_agreement=0.0,
+        ),
+        T,
+    )
+    expected = T.weight_keywords / (T.weight_keywords + T.weight_agreement)
+    assert decision.evidence == pytest.approx(expected)
+
+
+def test_thresholds_are_honoured() -> None:
+    strict = AbstentionThresholds(min_evidence=0.95)
+    assert decide_abstention(_inputs(), strict).abstain
+    lenient = AbstentionThresholds(min_evidence=0.0)
+    assert not decide_abstention(_inputs(top_vector_similarity=0.21), lenient).abstain
+
+
+@given(
+    st.one_of(st.none(), st.floats(-1.0, 1.0)),
+    st.one_of(st.none(), st.floats(0.0, 50.0)),
+    st.floats(0.0, 1.0),
+    st.integers(0, 100),
+    st.floats(0.0, 1.0),
+)
+def test_decision_properties(
+    sim: float | None, fts: float | None, cov: float, count: int, agree: float
+) -> None:
+    inputs = AbstentionInputs(sim, fts, cov, count, agree)
+    decision = decide_abstention(inputs, T)
+    assert 0.0 <= decision.evidence <= 1.0
+    assert 0.5 <= decision.confidence <= 1.0
+    if count == 0:
+        assert decision.abstain
+    # more vector similarity never turns an answer into an abstention
+    if sim is not None and not decision.abstain:
+        better = AbstentionInputs(min(1.0, sim + 0.1), fts, cov, count, agree)
+        assert not decide_abstention(better, T).abstain
+
+
+def test_keyword_coverage() -> None:
+    texts = ["Caroline went to the LGBTQ support group.", "Melanie's painting"]
+    assert keyword_coverage(["Caroline", "support group", "Melanie's"], texts) == 1.0
+    assert keyword_coverage(["caroline", "pottery"], texts) == 0.5
+    assert keyword_coverage([], texts) == 1.0
+    assert keyword_coverage(["x"], []) == 0.0
+
+
+def test_top_overlap() -> None:
+    assert top_overlap(["a", "b", "c"], ["c", "x", "a"], n=5) == pytest.approx(2 / 3)
+    assert top_overlap(["a", "b"], ["a"], n=5) == 1.0
+    assert top_overlap(["a", "b", "c", "d", "e", "f"], ["f"], n=5) == 0.0
+    assert top_overlap([], ["a"]) == 0.0
+    with pytest.raises(ValueError):
+        top_overlap(["a"], ["a"], n=0)
+
+
+def test_calibrate_separable() -> None:
+    result = calibrate_threshold([0.6, 0.7, 0.8], [0.1, 0.2, 0.3])
+    assert result.threshold == pytest.approx(0.45)
+    assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
+
+
+def test_calibrate_overlapping() -> None:
+    answerable = [0.2, 0.5, 0.6, 0.7]
+    unanswerable = [0.1, 0.3, 0.55]
+    result = calibrate_threshold(answerable, unanswerable)
+    # brute force over all splits agrees
+    best_f1 = 0.0
+    for t in [*sorted(set(answerable + unanswerable)), 1.0]:
+        tp = sum(s < t for s in unanswerable)
+        fp = sum(s < t for s in answerable)
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / len(unanswerable)
+        best_f1 = max(best_f1, 2 * p * r / (p + r) if p + r else 0.0)
+    assert result.f1 == pytest.approx(best_f1)
+    tp = sum(s < result.threshold for s in unanswerable)
+    assert result.recall == pytest.approx(tp / len(unanswerable))
+
+
+def test_calibrate_validation() -> None:
+    with pytest.raises(ValueError):
+        calibrate_threshold([], [0.1])
+    with pytest.raises(ValueError):
+        calibrate_threshold([0.1], [math.nan])
+
+
+@given(
+    st.lists(st.floats(-1, 1), min_size=1, max_size=30),
+    st.lists(st.floats(-1, 1), min_size=1, max_size=30),
+)
+def test_calibration_reports_consistent_metrics(ans: list[float], unans: list[float]) -> None:
+    result = calibrate_threshold(ans, unans)
+    tp = sum(s < result.threshold for s in unans)
+    fp = sum(s < result.threshold for s in ans)
+    assert result.recall == pytest.approx(tp / len(unans))
+    assert result.precision == pytest.approx(tp / (tp + fp) if tp + fp else 0.0)
+    # abstaining on everything is always a candidate, so F1 is at least its F1
+    base_p = len(unans) / (len(ans) + len(unans))
+    assert result.f1 >= 2 * base_p / (base_p + 1) - 1e-12

@@ -1,0 +1,179 @@
+"""Tests for pipelines.recall.fusion."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.recall.fusion import (
+    blend_rerank,
+    min_max_normalise,
+    temporal_boost,
+    weighted_rrf,
+)
+
+
+def test_weighted_rrf_scores_and_ranks() -> None:
+    fused = weighted_rrf(
+        {"vector": ["a", "b", "c"], "fulltext": ["b", "d"]},
+        {"vector": 1.0, "fulltext": 0.5},
+        k=60,
+    )
+    by_id = {item.id: item for item in fused}
+    assert by_id["b"].score == pytest.approx(1 / 62 + 0.5 / 61)
+    assert by_id["a"].score == pytest.approx(1 / 61)
+    assert by_id["d"].score == pytest.approx(0.5 / 62)
+    assert by_id["b"].ranks == {"vector": 2, "fulltext": 1}
+    assert by_id["b"].contributions == pytest.approx({"vector": 1 / 62, "fulltext": 0.5 / 61})
+    assert [item.id for item in fused] == ["b", "a", "c", "d"]
+
+
+def test_zero_weight_signal_reports_ranks_but_adds_nothing() -> None:
+    fused = weighted_rrf(
+        {"vector": ["a", "b"], "heat": ["b", "z"]},
+        {"vector": 1.0, "heat": 0.0},
+    )
+    by_id = {item.id: item for item in fused}
+    assert by_id["b"].ranks == {"vector": 2, "heat": 1}
+    assert by_id["b"].contributions["heat"] == 0.0
+    assert by_id["b"].score == pytest.approx(1 / 62)
+    assert "z" not in by_id  # only a zero-weight signal returned it
+    assert [item.id for item in fused] == ["a", "b"]
+
+
+def test_missing_weight_means_zero() -> None:
+    fused = weighted_rrf({"vector": ["a"], "entity": ["b"]}, {"vector": 1.0})
+    assert [item.id for item in fused] == ["a"]
+
+
+def test_ties_broken_by_best_rank_then_id() -> None:
+    # p and q are perfectly symmetric: equal score, equal best rank -> id order.
+    fused = weighted_rrf({"s1": ["p", "q"], "s2": ["q", "p"]}, {"s1": 1.0, "s2": 1.0})
+    assert [item.id for item in fused] == ["p", "q"]
+    assert fused[0].score == fused[1].score
+    # z (rank 1, weight 1) and a (rank 2, weight 2) both score exactly 1.0 with k = 0:
+    # the better rank wins although "a" < "z".
+    fused = weighted_rrf({"s1": ["z"], "s2": ["top", "a"]}, {"s1": 1.0, "s2": 2.0}, k=0)
+    assert [(item.id, item.score) for item in fused] == [("top", 2.0), ("z", 1.0), ("a", 1.0)]
+
+
+def test_duplicate_id_in_one_ranking_keeps_best_position() -> None:
+    fused = weighted_rrf({"vector": ["a", "b", "a"]}, {"vector": 1.0})
+    assert {item.id: item.ranks["vector"] for item in fused} == {"a": 1, "b": 2}
+
+
+def test_invalid_arguments() -> None:
+    with pytest.raises(ValueError):
+        weighted_rrf({"v": ["a"]}, {"v": -1.0})
+    with pytest.raises(ValueError):
+        weighted_rrf({"v": ["a"]}, {"v": math.nan})
+    with pytest.raises(ValueError):
+        weighted_rrf({"v": ["a"]}, {"v": 1.0}, k=-1)
+
+
+def test_empty_inputs() -> None:
+    assert weighted_rrf({}, {"vector": 1.0}) == []
+    assert weighted_rrf({"vector": []}, {"vector": 1.0}) == []
+
+
+ids = st.sampled_from([f"m{i}" for i in range(12)])
+rankings_strategy = st.dictionaries(
+    st.sampled_from(["vector", "fulltext", "entity", "heat", "recency"]),
+    st.lists(ids, max_size=12, unique=True),
+    max_size=5,
+)
+weights_strategy = st.fixed_dictionaries(
+    {name: st.floats(0.0, 2.0) for name in ("vector", "fulltext", "entity", "heat", "recency")}
+)
+
+
+@given(rankings_strategy, weights_strategy, st.integers(0, 100))
+def test_rrf_properties(rankings: dict[str, list[str]], weights: dict[str, float], k: int) -> None:
+    fused = weighted_rrf(rankings, weights, k)
+    # sorted, positive, deterministic, each id once
+    scores = [item.score for item in fused]
+    assert scores == sorted(scores, reverse=True)
+    assert all(score >= 0 for score in scores)
+    assert len({item.id for item in fused}) == len(fused)
+    assert fused == weighted_rrf(dict(reversed(list(rankings.items()))), weights, k)
+    for item in fused:
+        assert item.score == pytest.approx(sum(item.contributions.values()))
+        for signal, rank in item.ranks.items():
+            assert rankings[signal][rank - 1] == item.id
+            assert item.contributions[signal] == pytest.approx(weights[signal] / (k + rank))
+    # every id with a positive-weight signal appears
+    expected = {i for s, lst in rankings.items() if weights[s] > 0 for i in lst}
+    assert {item.id for item in fused} == expected
+
+
+@given(st.lists(ids, min_size=1, max_size=12, unique=True))
+def test_single_signal_preserves_order(order: list[str]) -> None:
+    fused = weighted_rrf({"vector": order}, {"vector": 0.7})
+    assert [item.id for item in fused] == order
+
+
+def test_temporal_boost_reorders() -> None:
+    boosted = temporal_boost([("a", 1.0), ("b", 0.9), ("c", 0.5)], {"b", "c"}, 1.3)
+    assert boosted == [("b", pytest.approx(1.17)), ("a", 1.0), ("c", pytest.approx(0.65))]
+    assert temporal_boost([("a", 1.0)], set(), 1.3) == [("a", 1.0)]
+    with pytest.raises(ValueError):
+        temporal_boost([("a", 1.0)], {"a"}, math.inf)
+
+
+def test_min_max_normalise() -> None:
+    assert min_max_normalise([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
+    assert min_max_normalise([5.0, 5.0]) == [1.0, 1.0]
+    assert min_max_normalise([]) == []
+    with pytest.raises(ValueError):
+        min_max_normalise([1.0, math.nan, math.inf])
+
+
+def test_blend_rerank_mixes_normalised_scores() -> None:
+    fused = [("a", 0.05), ("b", 0.03), ("c", 0.01)]
+    rerank = {"a": -2.0, "b": 6.0, "c": 2.0}
+    blended = blend_rerank(fused, rerank, 0.5)
+    by_id = {item.id: item for item in blended}
+    assert by_id["a"].score == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)
+    assert by_id["b"].score == pytest.approx(0.5 * 0.5 + 0.5 * 1.0)
+    assert by_id["c"].score == pytest.approx(0.5 * 0.0 + 0.5 * 0.5)
+    assert [item.id for item in blended] == ["b", "a", "c"]
+
+
+def test_blend_rerank_extremes() -> None:
+    fused = [("a", 0.05), ("b", 0.03), ("c", 0.01)]
+    rerank = {"a": 0.1, "b": 0.9, "c": 0.5}
+    assert [i.id for i in blend_rerank(fused, rerank, 0.0)] == ["a", "b", "c"]
+    assert [i.id for i in blend_rerank(fused, rerank, 1.0)] == ["b", "c", "a"]
+    with pytest.raises(ValueError):
+        blend_rerank(fused, rerank, 1.2)
+    assert blend_rerank([], rerank, 0.5) == []
+
+
+def test_blend_rerank_unscored_candidates() -> None:
+    fused = [("a", 0.05), ("b", 0.04), ("c", 0.01)]
+    blended = blend_rerank(fused, {"a": 1.0, "b": 3.0}, 0.55)
+    by_id = {item.id: item for item in blended}
+    assert not by_id["c"].reranked and by_id["c"].rerank_norm == 0.0
+    assert by_id["b"].reranked and by_id["b"].rerank_norm == 1.0
+    assert [item.id for item in blended] == ["b", "a", "c"]
+
+
+@given(
+    st.lists(st.floats(-100, 100), min_size=1, max_size=20),
+    st.lists(st.floats(-100, 100), min_size=1, max_size=20),
+    st.floats(0.0, 1.0),
+)
+def test_blend_rerank_properties(fused_scores: list[float], rr: list[float], w: float) -> None:
+    fused = [(f"m{i}", score) for i, score in enumerate(fused_scores)]
+    rerank = {f"m{i}": score for i, score in enumerate(rr)}
+    blended = blend_rerank(fused, rerank, w)
+    assert sorted(item.id for item in blended) == sorted(i for i, _ in fused)
+    for item in blended:
+        assert -1e-12 <= item.score <= 1.0 + 1e-12
+        assert item.score == pytest.approx((1 - w) * item.fused_norm + w * item.rerank_norm)
+    assert [item.score for item in blended] == sorted(
+        (item.score for item in blended), reverse=True
+    )
