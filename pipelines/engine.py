@@ -48,8 +48,9 @@ def load_models(settings: EngineSettings) -> Models:
         log.info("model %s ready=%s (%s) in %.1fs", s.name, s.ready, s.detail, s.load_seconds)
     failed = [s for s in statuses if s.required and not s.ready]
     if failed:
-        raise RuntimeError("required models failed to load: " + "; ".join(
-            f"{s.name}: {s.detail}" for s in failed))
+        raise RuntimeError(
+            "required models failed to load: " + "; ".join(f"{s.name}: {s.detail}" for s in failed)
+        )
     return Models(embedder, nlp, reranker, statuses)
 
 
@@ -87,11 +88,14 @@ class Engine:
 
     def readiness(self) -> dict[str, Any]:
         """What /readyz reports: server versions, index states, model statuses."""
-        out: dict[str, Any] = {"ready": False, "models": [s.as_dict() for s in self.models.statuses]}
+        out: dict[str, Any] = {
+            "ready": False,
+            "models": [s.as_dict() for s in self.models.statuses],
+        }
         try:
             versions = self.store.read("schema/server_versions")[0]
             indexes = self.store.read("schema/index_states")
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
+        except Exception as exc:
             out["neo4j"] = {"reachable": False, "error": str(exc)}
             return out
         out["neo4j"] = {"reachable": True, "version": versions["neo4j"]}

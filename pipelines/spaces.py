@@ -67,8 +67,10 @@ def list_spaces(
     store: GraphStore, allowed: frozenset[str] | None, skip: int = 0, limit: int = 100
 ) -> list[dict[str, Any]]:
     rows = store.read(
-        "spaces/list", allowed=sorted(allowed) if allowed is not None else None,
-        skip=skip, limit=limit,
+        "spaces/list",
+        allowed=sorted(allowed) if allowed is not None else None,
+        skip=skip,
+        limit=limit,
     )
     return [_decode(r["space"]) for r in rows]
 

@@ -60,31 +60,54 @@ def preflight(scores: Sequence[float]) -> str | None:
 def load_reranker(settings: RerankerSettings) -> tuple[FlashRankReranker | None, ModelStatus]:
     name = f"reranker:flashrank:{settings.model_name}"
     if not settings.enabled:
-        return None, ModelStatus(name, False, "disabled (MNEMOGRAPH_RERANKER_ENABLED=false)",
-                                 required=False)
+        return None, ModelStatus(
+            name, False, "disabled (MNEMOGRAPH_RERANKER_ENABLED=false)", required=False
+        )
     if not settings.model_dir:
-        return None, ModelStatus(name, False, "no model directory configured "
-                                 "(MNEMOGRAPH_RERANKER_MODEL_DIR)", required=False)
+        return None, ModelStatus(
+            name,
+            False,
+            "no model directory configured (MNEMOGRAPH_RERANKER_MODEL_DIR)",
+            required=False,
+        )
     model_path = Path(settings.model_dir) / settings.model_name
     has_model = model_path.is_dir() and any(model_path.glob("*.onnx"))
     if not has_model and not settings.allow_download:
         return None, ModelStatus(
-            name, False,
+            name,
+            False,
             f"model files not found in {model_path} and downloads are disabled "
-            "(MNEMOGRAPH_RERANKER_ALLOW_DOWNLOAD=false)", required=False)
+            "(MNEMOGRAPH_RERANKER_ALLOW_DOWNLOAD=false)",
+            required=False,
+        )
     t0 = time.monotonic()
     try:
         from flashrank import Ranker
 
-        rr = FlashRankReranker(Ranker(model_name=settings.model_name,
-                                      cache_dir=str(settings.model_dir),
-                                      max_length=settings.max_length))
+        rr = FlashRankReranker(
+            Ranker(
+                model_name=settings.model_name,
+                cache_dir=str(settings.model_dir),
+                max_length=settings.max_length,
+            )
+        )
         problem = preflight(rr.score(PREFLIGHT_QUERY, PREFLIGHT_PASSAGES))
-    except Exception as exc:  # noqa: BLE001 - any load failure means "not available"
-        return None, ModelStatus(name, False, f"failed to load: {exc}",
-                                 time.monotonic() - t0, required=False)
+    except Exception as exc:
+        return None, ModelStatus(
+            name, False, f"failed to load: {exc}", time.monotonic() - t0, required=False
+        )
     if problem:
-        return None, ModelStatus(name, False, f"preflight refused the model: {problem}",
-                                 time.monotonic() - t0, required=False)
-    return rr, ModelStatus(name, True, f"loaded from {model_path}; preflight passed",
-                           time.monotonic() - t0, required=False)
+        return None, ModelStatus(
+            name,
+            False,
+            f"preflight refused the model: {problem}",
+            time.monotonic() - t0,
+            required=False,
+        )
+    return rr, ModelStatus(
+        name,
+        True,
+        f"loaded from {model_path}; preflight passed",
+        time.monotonic() - t0,
+        required=False,
+    )
