@@ -3,9 +3,9 @@
 import re
 from pathlib import Path
 
-from neo4j_runtime.settings import NEO4J_VERSION, SHARED_SETTINGS
-
 import yaml
+
+from neo4j_runtime.settings import NEO4J_VERSION, SHARED_SETTINGS
 
 COMPOSE = (Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text()
 SPEC = yaml.safe_load(COMPOSE)

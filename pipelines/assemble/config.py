@@ -1,0 +1,144 @@
+"""Every tunable of context assembly, in one frozen, validated model.
+
+The assembly algorithms in this package are pure functions; they take an
+:class:`AssemblyConfig` instead of reading globals so that the service, the
+benchmarks and the tests can vary one knob at a time.  Defaults follow the
+design notes (75 % window use, a 60/30/10 phase split, a 300-token content
+floor, 50-token minimum shares, a 90 % retention warning threshold, PPR with
+damping 0.85) except where a deviation is documented on the field.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["DEFAULT_ASSEMBLY_CONFIG", "AssemblyConfig"]
+
+
+class AssemblyConfig(BaseModel):
+    """Tunables for budgeting, condensing, PPR bridging and stage inference."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- window use -----------------------------------------------------
+    headroom: float = Field(
+        default=0.75,
+        gt=0.0,
+        le=1.0,
+        description="Fraction of the model window the prompt may use; the rest is left "
+        "for the model's answer.",
+    )
+    safety_margin: int = Field(
+        default=64,
+        ge=0,
+        description="Absolute cap: a prompt never exceeds context_window - safety_margin, "
+        "even when min_budget would allow more (very large template shells).",
+    )
+    chars_per_token: int = Field(
+        default=3,
+        ge=1,
+        description="Conservative default estimator: tokens = ceil(chars / chars_per_token).",
+    )
+
+    # --- phase split ------------------------------------------------------
+    split: tuple[float, float, float] = Field(
+        default=(0.6, 0.3, 0.1),
+        description="Shares of the context budget for (current stage, related prior "
+        "context, stage summaries). Non-negative, sums to 1.",
+    )
+
+    # --- decomposer ---------------------------------------------------------
+    min_budget: int = Field(
+        default=300,
+        ge=0,
+        description="Floor of the variable (slot) budget B so some content always survives.",
+    )
+    min_share: int = Field(
+        default=50,
+        ge=0,
+        description="Minimum per-slot share when condensing, granted most important first "
+        "when the budget cannot give it to every slot.",
+    )
+    safety_min_tokens: int = Field(
+        default=50,
+        ge=0,
+        description="The safety loop prefers halving slots larger than this; smaller slots "
+        "are only emptied, least important first, when nothing larger is left.",
+    )
+    max_safety_iterations: int = Field(default=50, ge=0)
+    max_banner_rounds: int = Field(
+        default=8,
+        ge=1,
+        description="Fixed-point rounds used to reserve room for the truncation banner.",
+    )
+    warning_threshold: float = Field(
+        default=0.9,
+        gt=0.0,
+        le=1.0,
+        description="A slot keeping less than this fraction of its tokens is named in the "
+        "truncation banner.",
+    )
+
+    # --- selection (Phase 1) ------------------------------------------------
+    max_chunks_per_phase: int = Field(default=5, ge=1)
+    oversample: int = Field(default=3, ge=1, description="Candidates fetched = chunks x this.")
+    mmr_lambda: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    # --- PPR (Phase 2) ------------------------------------------------------
+    ppr_damping: float = Field(default=0.85, gt=0.0, lt=1.0)
+    ppr_max_iterations: int = Field(
+        default=100,
+        ge=1,
+        description="Deviation: the seed used 30, which with damping 0.85 can stop ~0.8 % "
+        "from the fixed point; 100 with the tolerance below converges in practice.",
+    )
+    ppr_tolerance: float = Field(
+        default=1e-6, gt=0.0, description="Stop when the L1 change is below this."
+    )
+    ppr_top_entities: int = Field(
+        default=50, ge=1, description="Entities kept from the PPR ranking."
+    )
+
+    # --- density gate -------------------------------------------------------
+    density_min_memories_per_stage: float = Field(
+        default=50.0,
+        ge=0.0,
+        description="Below this mean number of memories per stage the assembler falls back "
+        "to flat recall (stage scoping only pays off in dense corpora).",
+    )
+    density_min_stages: int = Field(default=2, ge=1)
+
+    # --- stage inference ----------------------------------------------------
+    stage_weight_max: float = Field(default=0.5, ge=0.0)
+    stage_weight_mean: float = Field(default=0.2, ge=0.0)
+    stage_weight_summary: float = Field(default=0.3, ge=0.0)
+    stage_tie_margin: float = Field(
+        default=0.01,
+        ge=0.0,
+        description="Stages scoring within this of the best are tied; recency breaks ties.",
+    )
+    stage_min_score: float = Field(
+        default=0.2,
+        description="Below this best score no stage is convincingly related to the query and "
+        "the most recent stage is chosen instead.",
+    )
+
+    @field_validator("split")
+    @classmethod
+    def _split_sums_to_one(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        if any(part < 0 or not math.isfinite(part) for part in value):
+            raise ValueError("split parts must be finite and non-negative")
+        if not math.isclose(sum(value), 1.0, rel_tol=0.0, abs_tol=1e-9):
+            raise ValueError(f"split must sum to 1, got {sum(value)!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _stage_weights_not_all_zero(self) -> AssemblyConfig:
+        if self.stage_weight_max + self.stage_weight_mean + self.stage_weight_summary <= 0:
+            raise ValueError("at least one stage-inference weight must be positive")
+        return self
+
+
+DEFAULT_ASSEMBLY_CONFIG = AssemblyConfig()

@@ -1,0 +1,193 @@
+"""The three context sections, and greedy packing for the flat-recall baseline.
+
+The stage-aware assembler composes its context as three labelled sections:
+
+* ``## Current stage`` -- Phase 1, memories of the stage the query belongs to;
+* ``## Related prior context`` -- Phase 2, memories of other stages reached
+  through shared entities;
+* ``## Stage summaries`` -- Phase 3, summaries of stages not covered above.
+
+Each section is its header line, the data notice, then one delimited block per
+item (:mod:`pipelines.assemble.blocks`), in rank order.  An empty section still
+says so explicitly: "nothing recalled for the current stage" is a signal the
+reader can use (e.g. to abstain), unlike a silently missing section.  Section
+text is what the ``memory_blocks`` condenser shortens without breaking blocks.
+
+:func:`pack_to_budget` is the flat baseline's budgeting: items in rank order,
+each kept if it still fits, otherwise skipped (a later, smaller item may still
+fit), with the dropped ones reported.  The stage-aware path does *not* use it
+for selection -- there selection is by count and budgeting happens at prompt
+assembly (condensing, never silently dropping).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Generic, TypeVar
+
+from pipelines.assemble.blocks import (
+    DATA_NOTICE,
+    MemoryRecord,
+    StageSummaryRecord,
+    render_memory_block,
+    render_summary_block,
+)
+from pipelines.assemble.budget import PhaseAllocation, allocate_phase_budgets
+from pipelines.assemble.condensers import condense_memory_blocks
+from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG
+from pipelines.assemble.tokens import TokenEstimator
+
+__all__ = [
+    "ContextSections",
+    "FittedSections",
+    "PackResult",
+    "SectionKind",
+    "build_sections",
+    "fit_sections",
+    "pack_to_budget",
+    "render_memory_section",
+    "render_summary_section",
+]
+
+T = TypeVar("T")
+
+
+class SectionKind(Enum):
+    """The three sections, with their header titles."""
+
+    CURRENT_STAGE = "Current stage"
+    RELATED_PRIOR = "Related prior context"
+    STAGE_SUMMARIES = "Stage summaries"
+
+    @property
+    def header(self) -> str:
+        """The markdown header line, e.g. ``## Current stage``."""
+        return f"## {self.value}"
+
+
+_EMPTY_NOTES = {
+    SectionKind.CURRENT_STAGE: "(No memories were recalled for the current stage.)",
+    SectionKind.RELATED_PRIOR: "(No related memories were found in other stages.)",
+    SectionKind.STAGE_SUMMARIES: "(No summaries of other stages are available.)",
+}
+
+
+def _render_section(kind: SectionKind, blocks: Sequence[str]) -> str:
+    if not blocks:
+        return f"{kind.header}\n{_EMPTY_NOTES[kind]}"
+    return "\n".join([kind.header, DATA_NOTICE, "\n\n".join(blocks)])
+
+
+def render_memory_section(kind: SectionKind, memories: Sequence[MemoryRecord]) -> str:
+    """One section of memory blocks (rank order preserved)."""
+    if kind is SectionKind.STAGE_SUMMARIES:
+        raise ValueError("use render_summary_section for stage summaries")
+    return _render_section(kind, [render_memory_block(m) for m in memories])
+
+
+def render_summary_section(summaries: Sequence[StageSummaryRecord]) -> str:
+    """The stage-summaries section (order preserved: nearest stage first)."""
+    return _render_section(
+        SectionKind.STAGE_SUMMARIES, [render_summary_block(s) for s in summaries]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSections:
+    """The rendered text of the three sections."""
+
+    current_stage: str
+    related_prior: str
+    stage_summaries: str
+
+    def as_text(self) -> str:
+        """All three sections, separated by blank lines, in phase order."""
+        return "\n\n".join([self.current_stage, self.related_prior, self.stage_summaries])
+
+
+def build_sections(
+    current: Sequence[MemoryRecord],
+    related: Sequence[MemoryRecord],
+    summaries: Sequence[StageSummaryRecord],
+) -> ContextSections:
+    """Render the three sections from the phases' item lists."""
+    return ContextSections(
+        current_stage=render_memory_section(SectionKind.CURRENT_STAGE, current),
+        related_prior=render_memory_section(SectionKind.RELATED_PRIOR, related),
+        stage_summaries=render_summary_section(summaries),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FittedSections:
+    """Outcome of :func:`fit_sections`."""
+
+    sections: ContextSections
+    """Each section condensed to its granted phase budget."""
+    original_tokens: tuple[int, int, int]
+    """Section sizes before fitting -- pass them as ``Slot.upstream_tokens``."""
+    allocation: PhaseAllocation
+
+
+def fit_sections(
+    sections: ContextSections,
+    budget: int,
+    estimator: TokenEstimator,
+    split: Sequence[float] = DEFAULT_ASSEMBLY_CONFIG.split,
+) -> FittedSections:
+    """Fit the three sections into ``budget`` tokens following the phase split.
+
+    Each section's demand is its current size; the budget is shared by
+    :func:`~pipelines.assemble.budget.allocate_phase_budgets` (split, then
+    unused budget flows on and back) and every section is condensed to its
+    grant with the ``memory_blocks`` condenser (records stay whole-delimited;
+    contents shrink first).  Hand the result to the decomposer with
+    ``Slot(..., upstream_tokens=original_tokens[i])`` so its truncation banner
+    still reports these cuts.
+    """
+    texts = (sections.current_stage, sections.related_prior, sections.stage_summaries)
+    demands = tuple(estimator.count(text) for text in texts)
+    allocation = allocate_phase_budgets(max(budget, 0), demands, split)
+    fitted = [
+        condense_memory_blocks(text, granted, estimator)
+        for text, granted in zip(texts, allocation.granted, strict=True)
+    ]
+    return FittedSections(
+        sections=ContextSections(fitted[0], fitted[1], fitted[2]),
+        original_tokens=(demands[0], demands[1], demands[2]),
+        allocation=allocation,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PackResult(Generic[T]):
+    """Outcome of :func:`pack_to_budget`."""
+
+    kept: tuple[T, ...]
+    """Items that fit, in rank order."""
+    dropped: tuple[T, ...]
+    """Items skipped because they no longer fit, in rank order."""
+    used_tokens: int
+
+
+def pack_to_budget(items_with_tokens: Sequence[tuple[T, int]], budget: int) -> PackResult[T]:
+    """Greedy first-fit in rank order: keep an item if its tokens still fit.
+
+    Items that do not fit are skipped, not ending the scan, so a smaller
+    lower-ranked item can still use the room.  ``used_tokens <= max(budget, 0)``.
+    Raises ``ValueError`` for negative token counts.
+    """
+    kept: list[T] = []
+    dropped: list[T] = []
+    used = 0
+    for item, tokens in items_with_tokens:
+        if tokens < 0:
+            raise ValueError("token counts must be non-negative")
+        if used + tokens <= budget:
+            kept.append(item)
+            used += tokens
+        else:
+            dropped.append(item)
+    return PackResult(kept=tuple(kept), dropped=tuple(dropped), used_tokens=used)
