@@ -10,14 +10,14 @@ from fastapi import Depends, FastAPI
 
 from app import errors
 from app.auth import require_key
-from app.routers import health, spaces
+from app.routers import graph, health, memories, spaces
 from app.settings import Settings
 from app.wiring import engine_settings
 from pipelines.engine import Engine
 
 log = logging.getLogger("mnemograph.app")
 
-V1_ROUTERS = [spaces.router]
+V1_ROUTERS = [spaces.router, memories.router, graph.router]
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:

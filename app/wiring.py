@@ -7,6 +7,7 @@ from fastapi import Request
 from app.settings import Settings
 from pipelines.engine import Engine, EngineSettings
 from pipelines.graph import GraphConfig
+from pipelines.ingest.service import Ingestor
 from pipelines.models.reranker import RerankerSettings
 
 
@@ -29,3 +30,11 @@ def engine_settings(s: Settings) -> EngineSettings:
 
 def get_engine(request: Request) -> Engine:
     return request.app.state.engine
+
+
+def get_ingestor(request: Request) -> Ingestor:
+    """One Ingestor per app (it holds the entity extractor built on the shared spaCy model)."""
+    ingestor = getattr(request.app.state, "ingestor", None)
+    if ingestor is None:
+        ingestor = request.app.state.ingestor = Ingestor(request.app.state.engine)
+    return ingestor
