@@ -59,6 +59,7 @@ class Engine:
         self.store = store
         self.models = models
         self.migrations: graph_schema.MigrationReport | None = None
+        self._gds: Any = None
         self.started_at = time.time()
 
     @property
@@ -68,6 +69,18 @@ class Engine:
     @property
     def nlp(self) -> Any:
         return self.models.nlp
+
+    @property
+    def gds(self) -> Any:
+        """The official ``graphdatascience`` client on the same driver (algorithm calls go
+        through it; projections are named Cypher statements)."""
+        if self._gds is None:
+            from graphdatascience import GraphDataScience
+
+            self._gds = GraphDataScience(
+                self.store.driver, database=self.store.config.database, show_progress=False
+            )
+        return self._gds
 
     @classmethod
     def start(cls, settings: EngineSettings, models: Models | None = None) -> Engine:
@@ -86,6 +99,14 @@ class Engine:
     def close(self) -> None:
         self.store.close()
 
+    def _gds_client_version(self) -> str | None:
+        try:
+            from graphdatascience import __version__
+
+            return f"graphdatascience {__version__} (server {self.gds.server_version()})"
+        except Exception as exc:
+            return f"unavailable: {exc}"
+
     def readiness(self) -> dict[str, Any]:
         """What /readyz reports: server versions, index states, model statuses."""
         out: dict[str, Any] = {
@@ -99,7 +120,7 @@ class Engine:
             out["neo4j"] = {"reachable": False, "error": str(exc)}
             return out
         out["neo4j"] = {"reachable": True, "version": versions["neo4j"]}
-        out["gds"] = {"version": versions["gds"]}
+        out["gds"] = {"version": versions["gds"], "client": self._gds_client_version()}
         out["indexes"] = [
             {k: i[k] for k in ("name", "type", "state", "populationPercent")} for i in indexes
         ]

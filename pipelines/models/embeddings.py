@@ -38,6 +38,9 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
 
         self.path = Path(path) if path else default_model_path()
         self.name = self.path.name if path else "all-MiniLM-L6-v2"

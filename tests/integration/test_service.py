@@ -14,6 +14,7 @@ def test_readyz_reports_versions_indexes_models(client):
     body = r.json()
     assert body["ready"] is True
     assert body["gds"]["version"].startswith("2.13")
+    assert "graphdatascience" in body["gds"]["client"] and "2.13" in body["gds"]["client"]
     assert body["neo4j"]["version"].startswith("5.26")
     assert any(i["name"] == "memory_embedding" for i in body["indexes"])
     names = {m["name"]: m for m in body["models"]}
