@@ -10,14 +10,21 @@ from fastapi import Depends, FastAPI
 
 from app import errors
 from app.auth import require_key
-from app.routers import graph, health, memories, spaces
+from app.routers import context, graph, health, jobs, memories, recall, spaces
 from app.settings import Settings
 from app.wiring import engine_settings
 from pipelines.engine import Engine
 
 log = logging.getLogger("mnemograph.app")
 
-V1_ROUTERS = [spaces.router, memories.router, graph.router]
+V1_ROUTERS = [
+    spaces.router,
+    memories.router,
+    graph.router,
+    context.router,
+    jobs.router,
+    recall.router,
+]
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -30,9 +37,17 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         own = engine is None
         app.state.engine = engine or Engine.start(engine_settings(settings))
         log.info("Mnemograph ready: %s", app.state.engine.readiness())
+        scheduler = None
+        if settings.scheduler_enabled:
+            from pipelines.consolidate.scheduler import Scheduler
+
+            scheduler = Scheduler(app.state.engine, intervals=settings.scheduler_intervals)
+            scheduler.start()
         try:
             yield
         finally:
+            if scheduler is not None:
+                scheduler.stop()
             if own:
                 app.state.engine.close()
 

@@ -66,6 +66,11 @@ class Settings(BaseSettings):
 
     # Jobs
     scheduler_enabled: bool = Field(False, description="Run consolidation jobs on a schedule.")
+    scheduler_intervals: str = Field(
+        "",
+        description="Per-job intervals overriding the defaults, e.g. 'decay=30m,merge=6h,"
+        "retention=off' (units s, m, h, d; off disables a job).",
+    )
 
     @field_validator("host")
     @classmethod

@@ -102,11 +102,19 @@ class AssemblyConfig(BaseModel):
     )
 
     # --- density gate -------------------------------------------------------
+    density_min_memories_per_dimension: float = Field(
+        default=2.0,
+        ge=0.0,
+        description="Corpus density rho = memories / embedding dimensions. Below this the "
+        "assembler falls back to flat recall: the design notes measured stage scoping net-flat "
+        "to harmful at rho ~0.24 and clearly helpful at rho ~19.5, with the crossover somewhere "
+        "above 1; 2.0 (768 memories at 384 dimensions) is a prior to calibrate.",
+    )
     density_min_memories_per_stage: float = Field(
-        default=50.0,
+        default=10.0,
         ge=0.0,
         description="Below this mean number of memories per stage the assembler falls back "
-        "to flat recall (stage scoping only pays off in dense corpora).",
+        "to flat recall (stages of a handful of memories have nothing to scope).",
     )
     density_min_stages: int = Field(default=2, ge=1)
 
@@ -123,6 +131,73 @@ class AssemblyConfig(BaseModel):
         default=0.2,
         description="Below this best score no stage is convincingly related to the query and "
         "the most recent stage is chosen instead.",
+    )
+
+    # --- service -------------------------------------------------------------
+    min_context_window: int = Field(
+        default=256, ge=1, description="Smallest model window /context accepts (tokens)."
+    )
+    max_context_window: int = Field(
+        default=2_000_000, ge=1, description="Largest model window /context accepts (tokens)."
+    )
+    expected_item_tokens: int = Field(
+        default=60,
+        ge=1,
+        description="Tokens one rendered memory block is expected to take; sizes candidate "
+        "pools (how many items a phase budget may hold), never the selection itself.",
+    )
+    stage_inference_hits: int = Field(
+        default=20,
+        ge=1,
+        description="Recalled hits over the whole space used as evidence "
+        "when the current stage is inferred from the query.",
+    )
+    stage_inference_top_per_stage: int = Field(
+        default=3, ge=1, description="Hits per stage averaged into its mean similarity."
+    )
+    stage_vote_rank_constant: int = Field(
+        default=5,
+        ge=0,
+        description="Stage inference by rank votes: a recalled hit at rank r (1-based) gives "
+        "its stage 1 / (constant + r); small constants trust the head of the ranking.",
+    )
+    stage_vote_weight_hits: float = Field(
+        default=1.0, ge=0.0, description="Weight of the recalled hits' votes."
+    )
+    stage_vote_weight_summaries: float = Field(
+        default=0.5,
+        ge=0.0,
+        description="Weight of the stages ranked by the query's similarity to their schema "
+        "summary (only stages whose summary is built take part).",
+    )
+    related_ppr_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="Phase 2 ranks other-stage memories by weighted reciprocal-rank fusion of "
+        "their PPR mass (this weight) and their rank in whole-space recall "
+        "(related_recall_weight). 0 here is recall only.",
+    )
+    related_recall_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="See related_ppr_weight; 0 is the pure design: PPR mass alone.",
+    )
+    related_rank_constant: int = Field(default=10, ge=0, description="RRF constant of Phase 2.")
+    max_summaries: int = Field(
+        default=8, ge=0, description="Stage summaries built or read per request (Phase 3)."
+    )
+    expected_summary_tokens: int = Field(default=120, ge=1)
+    ppr_concurrency: int = Field(default=1, ge=1, le=4, description="GDS concurrency (CE: <= 4).")
+    ppr_entities_per_run: int = Field(
+        default=200, ge=1, description="Top entities streamed back from each PageRank run."
+    )
+    query_priority: int = Field(
+        default=0, description="Decomposer priority of the query slot (lower = kept longer)."
+    )
+    section_priorities: tuple[int, int, int] = Field(
+        default=(1, 2, 3),
+        description="Decomposer priorities of (current stage, related prior context, stage "
+        "summaries).",
     )
 
     @field_validator("split")

@@ -74,24 +74,49 @@ _EMPTY_NOTES = {
 }
 
 
-def _render_section(kind: SectionKind, blocks: Sequence[str]) -> str:
+def _render_section(
+    kind: SectionKind, blocks: Sequence[str], notice: str | None, header: str | None
+) -> str:
+    head = header if header is not None else kind.header
     if not blocks:
-        return f"{kind.header}\n{_EMPTY_NOTES[kind]}"
-    return "\n".join([kind.header, DATA_NOTICE, "\n\n".join(blocks)])
+        return f"{head}\n{_EMPTY_NOTES[kind]}"
+    return "\n".join([head, *([notice] if notice else []), "\n\n".join(blocks)])
 
 
-def render_memory_section(kind: SectionKind, memories: Sequence[MemoryRecord]) -> str:
-    """One section of memory blocks (rank order preserved)."""
+def render_memory_section(
+    kind: SectionKind,
+    memories: Sequence[MemoryRecord],
+    notice: str | None = DATA_NOTICE,
+    header: str | None = None,
+) -> str:
+    """One section of memory blocks (rank order preserved).
+
+    ``notice`` (default :data:`~pipelines.assemble.blocks.DATA_NOTICE`) follows the header;
+    ``None`` leaves it out (when the prompt states it once for all sections).  ``header``
+    replaces ``kind.header``; it must be a single line starting with ``## `` (stored content
+    can never start a line with ``#`` once escaped, so headers stay unforgeable).
+    """
     if kind is SectionKind.STAGE_SUMMARIES:
         raise ValueError("use render_summary_section for stage summaries")
-    return _render_section(kind, [render_memory_block(m) for m in memories])
+    _check_header(header)
+    return _render_section(kind, [render_memory_block(m) for m in memories], notice, header)
 
 
-def render_summary_section(summaries: Sequence[StageSummaryRecord]) -> str:
+def render_summary_section(
+    summaries: Sequence[StageSummaryRecord],
+    notice: str | None = DATA_NOTICE,
+    header: str | None = None,
+) -> str:
     """The stage-summaries section (order preserved: nearest stage first)."""
+    _check_header(header)
     return _render_section(
-        SectionKind.STAGE_SUMMARIES, [render_summary_block(s) for s in summaries]
+        SectionKind.STAGE_SUMMARIES, [render_summary_block(s) for s in summaries], notice, header
     )
+
+
+def _check_header(header: str | None) -> None:
+    if header is not None and (not header.startswith("## ") or "\n" in header):
+        raise ValueError("a section header is one line starting with '## '")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,14 @@ the most recent of those wins (conversations usually continue the latest
 topic).  If even the best score is below ``stage_min_score`` nothing matched
 convincingly and the most recent stage is chosen, flagged as a fallback.
 
-The density gate decides whether stage-aware assembly is worth it at all:
-stage scoping helped on a dense corpus (~150 memories per stage) and hurt on a
-sparse one (~19 per stage), so below ``density_min_memories_per_stage`` (or
-with fewer than ``density_min_stages`` stages) the service uses flat recall.
+The density gate decides whether stage-aware assembly is worth it at all.  The
+design notes measured stage scoping net-flat (and harmful for multi-session
+questions) on a small corpus (94 memories, rho = memories / embedding dimensions
+= 0.24) and clearly helpful on a dense one (7,500 memories, rho = 19.5), and
+argue the crossover is a property of corpus density, rho above ~1.  So below
+``density_min_memories_per_dimension`` (when the embedding dimension is known),
+below ``density_min_memories_per_stage`` or with fewer than
+``density_min_stages`` stages the service uses flat recall.
 """
 
 from __future__ import annotations
@@ -178,11 +182,20 @@ class DensityDecision:
 
 
 def density_gate(
-    memory_count: int, stage_count: int, config: AssemblyConfig = DEFAULT_ASSEMBLY_CONFIG
+    memory_count: int,
+    stage_count: int,
+    config: AssemblyConfig = DEFAULT_ASSEMBLY_CONFIG,
+    dimensions: int | None = None,
 ) -> DensityDecision:
-    """Stage-aware assembly only for corpora dense enough to need it."""
+    """Stage-aware assembly only for corpora dense enough to need it.
+
+    ``dimensions`` (of the embedding model) enables the corpus-density criterion
+    ``memory_count / dimensions >= density_min_memories_per_dimension``.
+    """
     if memory_count < 0 or stage_count < 0:
         raise ValueError("counts must be non-negative")
+    if dimensions is not None and dimensions < 1:
+        raise ValueError("dimensions must be >= 1")
     per_stage = memory_count / stage_count if stage_count else 0.0
     if stage_count < config.density_min_stages:
         return DensityDecision(
@@ -190,6 +203,16 @@ def density_gate(
             per_stage,
             f"{stage_count} stage(s) < {config.density_min_stages}: flat recall.",
         )
+    if dimensions is not None:
+        rho = memory_count / dimensions
+        if rho < config.density_min_memories_per_dimension:
+            return DensityDecision(
+                False,
+                per_stage,
+                f"corpus density {memory_count}/{dimensions} = {rho:.2f} memories per embedding "
+                f"dimension < {config.density_min_memories_per_dimension:g}: too small for "
+                "stage scoping, flat recall.",
+            )
     if per_stage < config.density_min_memories_per_stage:
         return DensityDecision(
             False,

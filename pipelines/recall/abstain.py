@@ -9,11 +9,12 @@ already-computed features:
 * the fraction of query keywords found in the top-k texts (:func:`keyword_coverage`),
 * agreement between the vector and full-text top lists (:func:`top_overlap`).
 
-Decision order: no candidates → abstain; a very strong semantic match → answer; weak
-semantic *and* weak lexical evidence → abstain; otherwise abstain iff the weighted mean of
-the available features is below ``min_evidence``. All thresholds are plain fields of
-:class:`~pipelines.recall.config.AbstentionThresholds`, to be fitted with
-:func:`calibrate_threshold` on a benchmark.
+Decision order: no candidates → abstain; the query names a speaker but the best content
+matches were said by others (``speaker_match`` below its minimum) → abstain; a very strong
+semantic match → answer; weak semantic *and* weak lexical evidence → abstain; otherwise
+abstain iff the weighted mean of the available features is below ``min_evidence``. All
+thresholds are plain fields of :class:`~pipelines.recall.config.AbstentionThresholds`, to be
+fitted with :func:`calibrate_threshold` on a benchmark.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class AbstentionInputs:
     keyword_coverage: float
     candidate_count: int
     signal_agreement: float
+    #: Share of the best content matches spoken by a speaker the query names; ``None`` when
+    #: the query names no known speaker.
+    speaker_match: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +142,12 @@ def decide_abstention(
         else 0.0
     )
 
+    match = inputs.speaker_match
+    if match is not None and math.isfinite(match) and match < t.min_speaker_match:
+        # "What did Caroline do after the road trip?" when only Melanie talked about it:
+        # the content is there, but said by someone else.
+        confidence = _confidence(match, t.min_speaker_match)
+        return AbstentionDecision(True, "speaker_mismatch", confidence, evidence)
     if sim is not None and sim >= t.strong_vector_similarity:
         return AbstentionDecision(False, "strong_semantic_match", 1.0, evidence)
     weak_semantic = sim is None or sim < t.min_vector_similarity

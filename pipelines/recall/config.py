@@ -11,7 +11,7 @@ one of them is a plain, validated field.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -98,6 +98,10 @@ class AbstentionThresholds(BaseModel):
     weight_agreement: Weight = 0.10
     min_evidence: UnitFloat = 0.30
     agreement_top_n: PositiveInt = 5
+    #: Abstain when less than this share of the ``speaker_top_n`` best content matches was
+    #: said by the speaker(s) the query names (0 disables the rule).
+    min_speaker_match: UnitFloat = 0.0
+    speaker_top_n: PositiveInt = 3
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -158,6 +162,37 @@ class RecallConfig(BaseModel):
     heat_decay_rate_per_day: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 0.1
     heat_floor: UnitFloat = 0.0
     heat_access_boost: UnitFloat = 0.2
+    #: A context signal (heat, recency) whose values spread less than this over the candidate
+    #: pool carries no information for the query and is left out of the fusion (e.g. heat right
+    #: after a bulk import, when every memory is equally hot).
+    min_signal_spread: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1e-3
+    #: Whether heat and recency also bring candidates of their own (the space's hottest / most
+    #: recent memories, whatever the query). Off: they only re-rank what the content signals
+    #: (vector, full-text, entities) found.
+    context_signals_add_candidates: bool = False
+
+    # --- service (I/O side)
+    #: Full-text hits are post-filtered to the space like vector hits: over-fetch likewise.
+    fulltext_overfetch_max: PositiveInt = 5_000
+    #: Weight of each extra sub-query's vector ranking, relative to the vector weight.
+    subquery_weight: UnitFloat = 0.5
+    #: Query n-grams (up to this many words) looked up as entity keys.
+    entity_ngram_max: PositiveInt = 3
+    entity_max_keys: PositiveInt = 64
+    #: Memories whose speaker the query names get their fused score multiplied by this.
+    speaker_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 1.3
+    #: How long a space's size and speaker list are cached by a Recaller (seconds).
+    space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
+    #: At most this many distinct speakers are read for query speaker detection.
+    max_known_speakers: PositiveInt = 200
+    #: No-weights reranker used when no cross-encoder is loaded: ``"context"`` scores a turn
+    #: together with its conversation neighbours (NEXT edges); ``"none"`` disables it.
+    fallback_reranker: Literal["context", "none"] = "context"
+    #: Context reranker: a turn's score is ``cos(q, t) + context_weight · max(cos(q, n))``
+    #: over its neighbours ``n`` up to ``context_window`` turns away.
+    context_window: PositiveInt = 1
+    context_weight: UnitFloat = 0.5
+    context_rerank_weight: UnitFloat = 0.5
 
     @model_validator(mode="after")
     def _check(self) -> Self:

@@ -361,6 +361,24 @@ def build_fulltext_query(
 # Speakers
 
 
+def _speaker_spans(query: str, known_speakers: Iterable[str]) -> list[tuple[int, int, str]]:
+    """``(start, end, name)`` of every mention of a known speaker, in query order."""
+    names = sorted(
+        {" ".join(name.split()) for name in known_speakers if name.strip()},
+        key=lambda name: (-len(name), name),
+    )
+    taken: list[tuple[int, int, str]] = []
+    for name in names:
+        body = r"\s+".join(re.escape(part) for part in name.split())
+        pattern = re.compile(rf"(?<![\w]){body}(?:['’]s?)?(?![\w])", re.IGNORECASE)
+        for match in pattern.finditer(query):
+            start, end = match.span()
+            if any(start < t_end and t_start < end for t_start, t_end, _ in taken):
+                continue
+            taken.append((start, end, name))
+    return sorted(taken)
+
+
 def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
     """Known speakers mentioned in ``query``, in order of first mention.
 
@@ -369,23 +387,24 @@ def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
     names they contain ("Jon Snow" over "Jon" at the same place). Returned names use the
     spelling of ``known_speakers``; blank names are ignored.
     """
-    names = sorted(
-        {" ".join(name.split()) for name in known_speakers if name.strip()},
-        key=lambda name: (-len(name), name),
-    )
-    taken: list[tuple[int, int]] = []
-    hits: list[tuple[int, str]] = []
-    for name in names:
-        body = r"\s+".join(re.escape(part) for part in name.split())
-        pattern = re.compile(rf"(?<![\w]){body}(?:['’]s?)?(?![\w])", re.IGNORECASE)
-        for match in pattern.finditer(query):
-            start, end = match.span()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
-                continue
-            taken.append((start, end))
-            hits.append((start, name))
-    hits.sort()
-    return list(dict.fromkeys(name for _, name in hits))
+    return list(dict.fromkeys(name for _, _, name in _speaker_spans(query, known_speakers)))
+
+
+def strip_speakers(query: str, known_speakers: Iterable[str]) -> str:
+    """``query`` without its mentions of known speakers (possessives included), tidied.
+
+    A memory's own speaker is a property, not part of its text ("I researched adoption
+    agencies" is Caroline's turn), so a name in the question matches only the turns that
+    *address* that person ("Wow, Caroline!"). Searching the content without the name, and
+    boosting the named speaker's turns instead, avoids that trap. Returns the query
+    unchanged when nothing searchable (no word but stop words) would be left.
+    """
+    spans = _speaker_spans(query, known_speakers)
+    if not spans:
+        return query
+    stripped = " ".join(_mask(query, ((start, end) for start, end, _ in spans)).split())
+    stripped = re.sub(r"\s+([?.!,;:])", r"\1", stripped)
+    return stripped if build_fulltext_query(stripped) is not None else query
 
 
 # ---------------------------------------------------------------------------------------

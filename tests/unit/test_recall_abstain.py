@@ -175,3 +175,15 @@ def test_calibration_reports_consistent_metrics(ans: list[float], unans: list[fl
     # abstaining on everything is always a candidate, so F1 is at least its F1
     base_p = len(unans) / (len(ans) + len(unans))
     assert result.f1 >= 2 * base_p / (base_p + 1) - 1e-12
+
+
+def test_speaker_mismatch_abstains_even_on_a_strong_match() -> None:
+    thresholds = T.model_copy(update={"min_speaker_match": 0.5})
+    strong = {"top_vector_similarity": 0.9}
+    decision = decide_abstention(_inputs(speaker_match=0.0, **strong), thresholds)
+    assert decision.abstain and decision.reason == "speaker_mismatch"
+    assert not decide_abstention(_inputs(speaker_match=1.0, **strong), thresholds).abstain
+    # no speaker named, or the rule disabled: the other rules decide
+    assert not decide_abstention(_inputs(speaker_match=None, **strong), thresholds).abstain
+    disabled = T.model_copy(update={"min_speaker_match": 0.0})
+    assert not decide_abstention(_inputs(speaker_match=0.0, **strong), disabled).abstain

@@ -14,6 +14,7 @@ from pipelines.recall.query import (
     escape_lucene,
     extract_keywords,
     find_speakers,
+    strip_speakers,
 )
 
 # --- clean_query
@@ -292,6 +293,20 @@ def test_find_speakers() -> None:
     assert find_speakers("Jonathan and Carolines", known) == []
     assert find_speakers("James' bike", ["James"]) == ["James"]
     assert find_speakers("anything", []) == []
+
+
+def test_strip_speakers() -> None:
+    known = ["Caroline", "Melanie", "Jon Snow"]
+    assert strip_speakers("What did Caroline research?", known) == "What did research?"
+    assert strip_speakers("What is caroline's identity?", known) == "What is identity?"
+    assert strip_speakers("Did Melanie and Caroline meet?", known) == "Did and meet?"
+    assert strip_speakers("What kind of dog did Caroline get?", known) == (
+        "What kind of dog did get?"
+    )
+    # nothing searchable would be left: the query stays as it is
+    assert strip_speakers("Where did Jon Snow go?", known) == "Where did Jon Snow go?"
+    assert strip_speakers("Caroline?", known) == "Caroline?"
+    assert strip_speakers("no names here", known) == "no names here"
 
 
 @given(st.text(max_size=80), st.lists(st.text(max_size=12), max_size=5))

@@ -1,0 +1,196 @@
+"""Context-assembly benchmark adapters: the assembler (issue 5) and the flat-recall baseline.
+
+* :class:`FlatRecallContext` — recall (one preset, ``k`` large) and the results packed in rank
+  order into the token budget (:mod:`benchmarks.packing`). This is the baseline the assembler
+  must beat; it is implemented here, in the harness.
+* :class:`AssemblerContext` — ``pipelines.assemble.service.Assembler(engine).assemble(space,
+  ContextRequest(...))``. The request gets the question text, ``context_window`` = the budget and
+  ``headroom`` = 1.0, so the assembler's whole budget is the figure in the report (its section
+  headers and block delimiters count against it; the flat baseline counts only its memory
+  lines, so the comparison is conservative for the assembler); the question time goes in as
+  ``now`` when the request has such a field. Until the service exists :func:`load_assembler`
+  raises :class:`ContextBenchUnavailable`, and the runner reports the assembler as "not run",
+  never a made-up figure.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.packing import pack
+from benchmarks.sut import AssembledContext, ContextInput, QueryInput, RecallSystem
+
+
+class ContextBenchUnavailable(RuntimeError):
+    """The context assembler (pipelines.assemble.service) is not available yet."""
+
+
+@dataclass
+class FlatRecallContext:
+    """Flat recall packed into the budget. ``recall_k`` results are fetched once per question
+    (:meth:`fetch`) and packed for every budget (:meth:`pack`)."""
+
+    system: RecallSystem
+    preset: str = "full"
+    recall_k: int = 100
+    name: str = "flat"
+
+    def fetch(self, space: str, query: QueryInput):
+        return self.system.recall(space, query, self.preset, self.recall_k)
+
+    @staticmethod
+    def pack(retrieval, budgets: Sequence[int]) -> dict[int, AssembledContext]:
+        out = {}
+        for b in budgets:
+            p = pack(retrieval.hits, b)
+            out[b] = AssembledContext(
+                memory_ids=list(p.ids),
+                used_tokens=p.used_tokens,
+                latency_ms=retrieval.latency_ms,
+                report={"offered": p.offered, "skipped": p.skipped},
+            )
+        return out
+
+
+def load_assembler() -> tuple[Any, Any]:
+    """(Assembler, ContextRequest) or ContextBenchUnavailable with the reason."""
+    try:
+        from pipelines.assemble.service import Assembler, ContextRequest
+    except ImportError as exc:
+        raise ContextBenchUnavailable(
+            "context assembly benchmark not available yet: pipelines.assemble.service "
+            f"(Assembler, ContextRequest) cannot be imported ({exc})"
+        ) from exc
+    return Assembler, ContextRequest
+
+
+_ID_ATTRS = ("memory_ids", "included_ids", "included", "memories")
+
+
+def included_memory_ids(resp: Any) -> list[str]:
+    """The memory ids an assembler response put into the context, in section order.
+
+    Looks for a response-level list (``memory_ids`` / ``included_ids`` / ``included``), a
+    per-section mapping of such lists, or per-section objects carrying one. Raises
+    ContextBenchUnavailable naming what it found when none of these shapes is present.
+    """
+
+    def ids_of(value: Any) -> list[str] | None:
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            out: list[str] = []
+            for v in value.values():
+                got = ids_of(v)
+                if got is None:
+                    return None
+                out.extend(got)
+            return out
+        if isinstance(value, list | tuple):
+            out = []
+            for v in value:
+                if isinstance(v, str):
+                    out.append(v)
+                elif getattr(v, "id", None) is not None:
+                    out.append(str(v.id))
+                elif isinstance(v, dict) and "id" in v:
+                    out.append(str(v["id"]))
+                else:
+                    return None
+            return out
+        return None
+
+    for attr in _ID_ATTRS:
+        got = ids_of(getattr(resp, attr, None))
+        if got is not None:
+            return got
+    sections = getattr(resp, "sections", None)
+    if sections is not None:
+        items = sections.values() if isinstance(sections, dict) else sections
+        out: list[str] = []
+        found = False
+        for sec in items:
+            for attr in _ID_ATTRS:
+                got = ids_of(getattr(sec, attr, None))
+                if got is not None:
+                    out.extend(got)
+                    found = True
+                    break
+        if found:
+            return out
+    raise ContextBenchUnavailable(
+        f"cannot find the included memory ids on {type(resp).__name__} (looked for "
+        f"{', '.join(_ID_ATTRS)} on the response and on its sections); adapt "
+        "benchmarks/context_bench.included_memory_ids to the assembler's response"
+    )
+
+
+#: Assembler variants the harness knows: name → (flat mode, ablations).
+ASSEMBLER_VARIANTS: dict[str, tuple[bool, frozenset[str]]] = {
+    "assembler": (False, frozenset()),
+    "assembler-flat": (True, frozenset()),
+    "assembler-no-selection": (False, frozenset({"selection"})),
+    "assembler-no-ppr": (False, frozenset({"ppr"})),
+    "assembler-no-summaries": (False, frozenset({"summaries"})),
+}
+ABLATION_VARIANTS: tuple[str, ...] = (
+    "assembler-no-selection",
+    "assembler-no-ppr",
+    "assembler-no-summaries",
+)
+
+
+class AssemblerContext:
+    """One assembler variant (see :data:`ASSEMBLER_VARIANTS`): ``assembler-flat`` is the
+    assembler's own flat-recall mode, rendered in the same blocks as the staged mode."""
+
+    def __init__(
+        self, engine: Any, variant: str = "assembler", api: tuple[Any, Any] | None = None
+    ) -> None:
+        if variant not in ASSEMBLER_VARIANTS:
+            raise ValueError(f"unknown assembler variant {variant!r}: {sorted(ASSEMBLER_VARIANTS)}")
+        assembler_cls, self._request_cls = api or load_assembler()
+        self._assembler = assembler_cls(engine)
+        self.name = variant
+        self.flat, self.ablate = ASSEMBLER_VARIANTS[variant]
+        fields = getattr(self._request_cls, "model_fields", None) or getattr(
+            self._request_cls, "__dataclass_fields__", {}
+        )
+        self._fields = set(fields)
+        if (self.flat and "flat" not in self._fields) or (
+            self.ablate and "ablate" not in self._fields
+        ):
+            raise ContextBenchUnavailable(f"the assembler request cannot express {variant!r}")
+
+    def assemble(self, space: str, query: ContextInput) -> AssembledContext:
+        kwargs: dict[str, Any] = {"query": query.text, "context_window": query.budget_tokens}
+        if "headroom" in self._fields:
+            kwargs["headroom"] = 1.0
+        if "now" in self._fields and query.question_time is not None:
+            kwargs["now"] = query.question_time
+        if self.flat:
+            kwargs["flat"] = True
+        if self.ablate:
+            kwargs["ablate"] = self.ablate
+        t0 = time.perf_counter()
+        resp = self._assembler.assemble(space, self._request_cls(**kwargs))
+        latency = (time.perf_counter() - t0) * 1000
+        report = getattr(resp, "report", None)
+        report_d = (
+            report.model_dump()
+            if hasattr(report, "model_dump")
+            else (report if isinstance(report, dict) else {})
+        )
+        used = report_d.get("total_tokens") or report_d.get("used_tokens") or 0
+        if not used:
+            prompt = getattr(resp, "prompt", "") or ""
+            used = (len(prompt) + 2) // 3
+        return AssembledContext(
+            memory_ids=included_memory_ids(resp),
+            used_tokens=int(used) if isinstance(used, int | float) else 0,
+            latency_ms=latency,
+            report={"mode": report_d.get("mode")},
+        )

@@ -1,0 +1,100 @@
+"""The benchmarks' own Neo4j + GDS instance, started and stopped by the harness.
+
+Benchmarks never touch a development server: by default they run a dedicated instance with its
+data under ``.mnemograph/bench-neo4j`` of the checkout (``MNEMOGRAPH_BENCH_NEO4J_DIR``), on port
+7697 (``MNEMOGRAPH_BENCH_NEO4J_PORT``), with a 2 GB heap and a 2 GB page cache. If that instance
+is already running (a previous run left it, or ``--keep-neo4j``) it is reused and left running;
+an instance the harness started is stopped at the end. ``--neo4j-uri`` points the harness at any
+other server instead (nothing is started or stopped then).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PORT = 7697
+
+
+@dataclass
+class BenchNeo4j:
+    uri: str
+    pid: int | None
+    started_here: bool
+    base_dir: Path | None
+    heap: str | None = None
+    pagecache: str | None = None
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "uri": self.uri,
+            "managed": self.base_dir is not None,
+            "started_by_harness": self.started_here,
+            "data_dir": str(self.base_dir) if self.base_dir else None,
+            "heap": self.heap,
+            "pagecache": self.pagecache,
+        }
+
+
+def bench_instance_config(heap: str = "2g", pagecache: str = "2g"):
+    from neo4j_runtime.settings import InstanceConfig
+
+    base = os.environ.get("MNEMOGRAPH_BENCH_NEO4J_DIR") or str(
+        REPO_ROOT / ".mnemograph" / "bench-neo4j"
+    )
+    port = int(os.environ.get("MNEMOGRAPH_BENCH_NEO4J_PORT", str(DEFAULT_PORT)))
+    return InstanceConfig(
+        name="bench",
+        base_dir=Path(base).resolve(),
+        bolt_port=port,
+        heap_initial=heap,
+        heap_max=heap,
+        pagecache=pagecache,
+    )
+
+
+@contextlib.contextmanager
+def neo4j_for_bench(
+    uri: str | None = None, *, keep: bool = False, heap: str = "2g", pagecache: str = "2g"
+) -> Iterator[BenchNeo4j]:
+    """Yield a Neo4j to benchmark against: ``uri`` as given, or the dedicated instance."""
+    if uri:
+        yield BenchNeo4j(uri=uri, pid=None, started_here=False, base_dir=None)
+        return
+    from neo4j_runtime import runtime
+
+    inst = bench_instance_config(heap, pagecache)
+    print(f"benchmark Neo4j: {inst.bolt_uri} (data {inst.base_dir}) …", flush=True)
+    started = runtime.start(inst, timeout=300, quiet=True)
+    how = "reused" if started.reused else f"started in {started.seconds:.0f}s"
+    print(f"benchmark Neo4j {how}, pid {started.pid}", flush=True)
+    info = BenchNeo4j(
+        uri=inst.bolt_uri,
+        pid=started.pid,
+        started_here=not started.reused,
+        base_dir=inst.base_dir,
+        heap=heap,
+        pagecache=pagecache,
+    )
+    try:
+        yield info
+    finally:
+        if info.started_here and not keep:
+            runtime.stop(inst)
+            print("benchmark Neo4j stopped", flush=True)
+
+
+def start_engine(uri: str):
+    """An :class:`Engine` on ``uri``; models and reranker as the server's settings say
+    (``MNEMOGRAPH_*`` variables), loaded offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from app.settings import Settings
+    from app.wiring import engine_settings
+    from pipelines.engine import Engine
+
+    return Engine.start(engine_settings(Settings(neo4j_uri=uri)))

@@ -1,0 +1,209 @@
+"""Mnemograph as the system under test, driven through its service layer.
+
+* ``prepare``: a fresh space, then every session through
+  :meth:`pipelines.ingest.service.Ingestor.ingest_sessions` with the encoding gate off (benchmarks
+  store every turn verbatim), in batches of whole sessions.
+* ``recall``: :class:`pipelines.recall.service.Recaller` with ``touch=False`` (no heat side
+  effects), ``now`` = the question time and the preset named by the configuration. Only the
+  :class:`~benchmarks.sut.QueryInput` (text, time) is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from benchmarks.sut import CorpusSession, Hit, IngestStats, QueryInput, Retrieval
+
+RECALL_PRESETS: tuple[str, ...] = ("fulltext", "dense", "fused", "fused_rerank", "full")
+"""Recall configurations, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
+full (selection and graph signals)."""
+PRESET_LABELS: dict[str, str] = {
+    "fulltext": "BM25 only",
+    "dense": "dense only",
+    "fused": "fused (RRF)",
+    "fused_rerank": "fused + rerank",
+    "full": "full",
+}
+
+
+class RecallServiceUnavailable(RuntimeError):
+    """pipelines.recall.service is not importable (yet)."""
+
+
+def load_recall_api() -> tuple[Any, Any, dict[str, Any]]:
+    """(Recaller, RecallRequest, PRESETS) or a clear error."""
+    try:
+        from pipelines.recall.presets import PRESETS
+        from pipelines.recall.service import Recaller, RecallRequest
+    except ImportError as exc:
+        raise RecallServiceUnavailable(
+            "the recall service (pipelines.recall.service / pipelines.recall.presets) is not "
+            f"available: {exc}. The recall benchmarks need it."
+        ) from exc
+    return Recaller, RecallRequest, PRESETS
+
+
+def ingest_batches(sessions: Sequence[CorpusSession], max_turns: int) -> list[list[CorpusSession]]:
+    """Group whole sessions into batches of at most ``max_turns`` turns (a longer session is a
+    batch of its own)."""
+    batches: list[list[CorpusSession]] = []
+    cur: list[CorpusSession] = []
+    n = 0
+    for s in sessions:
+        if cur and n + len(s.turns) > max_turns:
+            batches.append(cur)
+            cur, n = [], 0
+        cur.append(s)
+        n += len(s.turns)
+    if cur:
+        batches.append(cur)
+    return batches
+
+
+class MnemographSystem:
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        batch_turns: int = 2000,
+        progress: bool = True,
+        recall_api: tuple[Any, Any, dict[str, Any]] | None = None,
+    ) -> None:
+        from pipelines.ingest.service import Ingestor
+
+        self.engine = engine
+        self.ingestor = Ingestor(engine)
+        self.batch_turns = batch_turns
+        self.progress = progress
+        self._recall_api = recall_api
+        self._recaller: Any = None
+
+    # ------------------------------------------------------------------ corpus
+
+    def prepare(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
+        """A fresh space holding ``sessions``."""
+        from pipelines import spaces
+
+        spaces.create(self.engine.store, space, description="benchmark space (temporary)")
+        return self.extend(space, sessions)
+
+    def extend(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
+        """Ingest more sessions into an existing space."""
+        from pipelines.ingest.service import IngestOptions, SessionIn, TurnIn
+
+        options = IngestOptions(gate=False)
+        t0 = time.perf_counter()
+        turns = 0
+        batches = ingest_batches(sessions, self.batch_turns)
+        total = sum(len(s.turns) for s in sessions)
+        bar = _bar(total, f"ingest {space}", self.progress and len(batches) > 1)
+        for batch in batches:
+            payload = [
+                SessionIn(
+                    session_id=s.id,
+                    started_at=s.started_at,
+                    stage=s.stage,
+                    turns=[
+                        TurnIn(
+                            role=t.role,  # type: ignore[arg-type]
+                            content=t.content,
+                            id=t.id,
+                            speaker=t.speaker,
+                            time=t.time,
+                        )
+                        for t in s.turns
+                    ],
+                )
+                for s in batch
+            ]
+            self.ingestor.ingest_sessions(space, payload, options)
+            turns += sum(len(s.turns) for s in batch)
+            if bar is not None:
+                bar.update(sum(len(s.turns) for s in batch))
+        if bar is not None:
+            bar.close()
+        seconds = time.perf_counter() - t0
+        pool = self.pool_size(space)
+        return IngestStats(
+            turns=turns,
+            seconds=seconds,
+            memories=pool["memories"],
+            sessions=pool["sessions"],
+            entities=pool.get("entities", 0),
+            cooccurrences=pool.get("cooccurrences", 0),
+            facts=pool.get("facts", 0),
+            stages=pool.get("stages", 0),
+        )
+
+    def pool_size(self, space: str) -> dict[str, int]:
+        from pipelines import spaces
+
+        out = spaces.counts(self.engine.store, space)
+        edges = self.engine.store.read("bench/space_edge_counts", space=space)[0]
+        out.update(edges)
+        return out
+
+    def drop(self, space: str) -> None:
+        """Delete the space and everything in it (a space that does not exist is fine)."""
+        from pipelines import spaces
+        from pipelines.errors import NotFound
+
+        with contextlib.suppress(NotFound):
+            spaces.delete(self.engine.store, space)
+
+    # ------------------------------------------------------------------ questions
+
+    @property
+    def recaller(self) -> Any:
+        if self._recaller is None:
+            recaller_cls, _, _ = self._api()
+            self._recaller = recaller_cls(self.engine)
+        return self._recaller
+
+    def _api(self) -> tuple[Any, Any, dict[str, Any]]:
+        if self._recall_api is None:
+            self._recall_api = load_recall_api()
+        return self._recall_api
+
+    def recall(self, space: str, query: QueryInput, config: str, k: int) -> Retrieval:
+        _, request_cls, _ = self._api()
+        req = request_cls(
+            query=query.text, k=k, touch=False, now=query.question_time, preset=config
+        )
+        t0 = time.perf_counter()
+        resp = self.recaller.recall(space, req)
+        latency = (time.perf_counter() - t0) * 1000
+        hits = [
+            Hit(
+                id=str(r.id),
+                session_id=getattr(r, "session_id", None),
+                content=getattr(r, "content", "") or "",
+                score=float(getattr(r, "score", 0.0) or 0.0),
+                speaker=getattr(r, "speaker", None),
+                time=_native(getattr(r, "time", None)),
+            )
+            for r in resp.results
+        ]
+        return Retrieval(
+            hits=hits,
+            abstain=bool(getattr(resp, "abstain", False)),
+            candidates=getattr(resp, "candidates", None),
+            latency_ms=latency,
+            timings_ms=dict(getattr(resp, "timings_ms", None) or {}),
+        )
+
+
+def _native(t: Any) -> Any:
+    to_native = getattr(t, "to_native", None)
+    return to_native() if callable(to_native) else t
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="turn", leave=False, smoothing=0.1)

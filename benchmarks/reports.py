@@ -1,0 +1,246 @@
+"""Result files: ``benchmarks/results/<name>.json``, ``<name>.md`` and ``<name>-*.png``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks import plots
+from benchmarks.mnemograph import PRESET_LABELS
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _ms(x: Any) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+def _pool(pool: dict[str, Any]) -> str:
+    mem = pool.get("memories") or {}
+    ses = pool.get("sessions") or {}
+    if not mem:
+        return "–"
+    if pool.get("spaces", 1) == 1:
+        return f"{mem.get('total')} mem / {ses.get('total')} sess"
+    return (
+        f"{mem.get('mean'):.0f} mem ({mem.get('min')}–{mem.get('max')}) / "
+        f"{ses.get('mean'):.0f} sess ({ses.get('min')}–{ses.get('max')})"
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def write_json(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{result['name']}.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=False, default=str) + "\n")
+    return path
+
+
+def recall_plots(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = result["name"]
+    made = [
+        plots.metric_by_config(result, out_dir / f"{name}-by-config.png"),
+        plots.metric_by_category(result, out_dir / f"{name}-by-category.png"),
+        plots.context_by_budget(result, out_dir / f"{name}-context.png"),
+    ]
+    return [p for p in made if p is not None]
+
+
+def _run_header(result: dict[str, Any]) -> list[str]:
+    m = result.get("machine", {})
+    code = result.get("code", {})
+    dirty = " (uncommitted changes)" if code.get("dirty") else ""
+    return [
+        f"- command: `{result.get('command', '')}`",
+        f"- code: `{code.get('commit', 'unknown')}`{dirty}",
+        f"- machine: {m.get('cores')} cores, {m.get('ram_gb')} GB RAM, {m.get('cpu')}, "
+        f"Python {m.get('python')}; load average (1/5/15 min) at start "
+        f"{m.get('load_average_start')}, at end {m.get('load_average_end')} (shared machine)",
+        f"- started {result.get('started_at')}, ended {result.get('ended_at')}, "
+        f"total {result.get('durations_s', {}).get('total', '?')} s",
+    ]
+
+
+def recall_markdown(result: dict[str, Any], images: Sequence[Path] = ()) -> str:
+    ds = result.get("dataset", {})
+    lines = [
+        f"# Benchmark `{result['name']}`",
+        "",
+        *_run_header(result),
+        f"- dataset: {ds.get('name')} — {ds.get('conversations')} conversations, "
+        f"{ds.get('sessions')} sessions, {ds.get('turns')} turns, {ds.get('questions')} questions",
+        "",
+        "Turn level: a hit is a retrieved memory that is a gold evidence turn. Session level: a "
+        "hit is a retrieved memory from a session that holds a gold evidence turn. R@k is binary "
+        "(any gold in the top k), MRR uses the first gold hit among the returned k=10, FR@10 is "
+        "the fraction of gold found in the top 10 over multi-evidence questions. Pool = memories "
+        "(and sessions) in the space each question was asked against.",
+        "",
+    ]
+    conv = (ds.get("meta") or {}).get("conversion")
+    if conv:
+        lines += [
+            f"Evidence normalisation: {conv.get('evidence_split')} entries split, "
+            f"{conv.get('evidence_normalised')} reformatted, "
+            f"{conv.get('evidence_unresolved_count')} ids unresolved (dropped): "
+            + ", ".join(f"`{u['entry']}` ({u['question']})" for u in conv["evidence_unresolved"])
+            + ".",
+            "",
+        ]
+    for setting, sres in (result.get("results") or {}).items():
+        lines += [
+            f"## Setting: {setting}",
+            "",
+            f"{sres['questions']} questions, {sres['questions_without_evidence']} without "
+            f"evidence (excluded from retrieval metrics). Pool: {_pool(sres['pool'])}. "
+            f"Setting time {sres.get('seconds')} s.",
+            "",
+        ]
+        rows = []
+        for config, c in sres["configs"].items():
+            t, s, a, lat = c["turn"], c["session"], c["abstention"], c["latency"]
+            rows.append(
+                [
+                    PRESET_LABELS.get(config, config),
+                    str(t["n"]),
+                    _f(t.get("R@1")),
+                    _f(t.get("R@5")),
+                    _f(t.get("R@10")),
+                    _f(t.get("MRR")),
+                    _f(t.get("FR@10")),
+                    _f(s.get("R@1")),
+                    _f(s.get("R@5")),
+                    _f(s.get("R@10")),
+                    _f(s.get("MRR")),
+                    f"{_f(a.get('precision'), 2)} / {_f(a.get('recall'), 2)} / "
+                    f"{_f(a.get('f1'), 2)}",
+                    f"{_ms(lat.get('p50_ms'))} / {_ms(lat.get('p95_ms'))}",
+                    _pool(c["pool"]),
+                ]
+            )
+        header = [
+            "config",
+            "n",
+            "turn R@1",
+            "turn R@5",
+            "turn R@10",
+            "turn MRR",
+            "turn FR@10",
+            "sess R@1",
+            "sess R@5",
+            "sess R@10",
+            "sess MRR",
+            "abstain P / R / F1",
+            "latency p50 / p95 ms",
+            "pool",
+        ]
+        lines += _table(header, rows) if rows else ["(no recall configurations in this run)"]
+        lines.append("")
+        cats = sorted({k for c in sres["configs"].values() for k in c["turn"]["by_category"]})
+        if cats:
+            lines += ["Per category (turn R@10 / turn MRR / session R@10; n):", ""]
+            rows = []
+            for config, c in sres["configs"].items():
+                row = [PRESET_LABELS.get(config, config)]
+                for cat in cats:
+                    t = c["turn"]["by_category"].get(cat, {})
+                    s = c["session"]["by_category"].get(cat, {})
+                    row.append(
+                        f"{_f(t.get('R@10'), 2)} / {_f(t.get('MRR'), 2)} / "
+                        f"{_f(s.get('R@10'), 2)} ({t.get('n', 0)})"
+                    )
+                rows.append(row)
+            lines += _table(["config", *cats], rows)
+            lines.append("")
+        status = sres.get("context_status") or {}
+        if status:
+            lines += [
+                "Context recall (share of questions with a gold evidence turn in the context; "
+                "`all` = every gold turn; tokens by chars/3):",
+                "",
+            ]
+            rows = []
+            for system, by_budget in (sres.get("context") or {}).items():
+                for budget, cr in sorted(by_budget.items(), key=lambda kv: int(kv[0])):
+                    rows.append(
+                        [
+                            system,
+                            budget,
+                            _f(cr.get("any")),
+                            _f(cr.get("all")),
+                            _f(cr.get("frac")),
+                            _f(cr.get("memories_mean"), 1),
+                            _f(cr.get("used_tokens_mean"), 0),
+                            _ms(cr["latency"].get("p50_ms")),
+                            ", ".join(f"{k} {v}" for k, v in (cr.get("modes") or {}).items())
+                            or "–",
+                            _pool(cr["pool"]),
+                        ]
+                    )
+            lines += _table(
+                [
+                    "system",
+                    "budget",
+                    "any",
+                    "all",
+                    "fraction",
+                    "memories",
+                    "tokens used",
+                    "p50 ms",
+                    "modes",
+                    "pool",
+                ],
+                rows,
+            )
+            for system, st in status.items():
+                if st != "run":
+                    lines.append(f"\n*{system}*: {st}")
+            lines.append("")
+            ctx_cats = sorted(
+                {
+                    cat
+                    for by_budget in (sres.get("context") or {}).values()
+                    for cr in by_budget.values()
+                    for cat in cr.get("by_category", {})
+                }
+            )
+            if ctx_cats:
+                lines += ["Context recall per category (`any`; n):", ""]
+                rows = []
+                for system, by_budget in (sres.get("context") or {}).items():
+                    for budget, cr in sorted(by_budget.items(), key=lambda kv: int(kv[0])):
+                        row = [system, budget]
+                        for cat in ctx_cats:
+                            cc = cr.get("by_category", {}).get(cat, {})
+                            row.append(f"{_f(cc.get('any'))} ({cc.get('n', 0)})")
+                        rows.append(row)
+                lines += _table(["system", "budget", *ctx_cats], rows)
+                lines.append("")
+    if images:
+        lines += ["## Plots", ""]
+        lines += [f"![{p.stem}]({p.name})" for p in images]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_recall_report(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> dict[str, Path]:
+    images = recall_plots(result, out_dir)
+    md = out_dir / f"{result['name']}.md"
+    md.write_text(recall_markdown(result, images))
+    return {"json": write_json(result, out_dir), "markdown": md, **{p.stem: p for p in images}}

@@ -1,0 +1,23 @@
+// Phase 2: memories scored by the PPR mass of the entities they mention (each entity counted
+// once per memory), outside the current stage. Validity: active (plus superseded when
+// $include_superseded); with $as_of, memories that existed then and had not been superseded by
+// then (same rule as assemble/valid_at).
+UNWIND $entities AS x
+MATCH (e:Entity {space: $space, key: x.key})<-[:MENTIONS]-(m:Memory)
+WHERE m.space = $space
+  AND ($exclude_stage IS NULL OR m.stage_id IS NULL OR m.stage_id <> $exclude_stage)
+  AND NOT m.id IN $exclude_ids
+  AND (
+    ($as_of IS NULL AND (m.status = 'active' OR ($include_superseded AND m.status = 'superseded')))
+    OR ($as_of IS NOT NULL AND m.event_time <= $as_of AND m.status IN ['active', 'superseded']
+        AND ($include_superseded OR (
+          NOT EXISTS { (:Memory)-[r:SUPERSEDES]->(m) WHERE r.at IS NULL OR r.at <= $as_of }
+          AND (m.status = 'active' OR EXISTS { (:Memory)-[:SUPERSEDES]->(m) })
+        )))
+  )
+WITH m, sum(x.mass) AS score, collect(x.key) AS via
+ORDER BY score DESC, m.event_time DESC, m.id
+LIMIT $limit
+RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role,
+       m.event_time AS event_time, m.stage_id AS stage_id, m.session_id AS session_id,
+       score, via

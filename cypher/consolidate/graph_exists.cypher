@@ -1,0 +1,2 @@
+CALL gds.graph.exists($graph) YIELD exists
+RETURN exists

@@ -1,0 +1,3 @@
+MATCH (sc:Schema {space: $space})
+WHERE NOT EXISTS { (sc)-[:SUMMARIZES]->(:Stage) }
+RETURN count(sc) AS orphans

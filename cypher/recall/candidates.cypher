@@ -1,0 +1,119 @@
+// Candidates of every retrieval signal in ONE round trip, scoped to the space, filtered by
+// status and the request's filters inside each signal (so selective filters do not starve a
+// signal), one row per distinct memory with the list of signal hits that found it.
+//   vector   - exact cosine scan of the space ($exact: small spaces) or the approximate index
+//              `memory_embedding`, over-fetched ($vector_fetch) and post-filtered; one ranking
+//              per query embedding (multi-query: index qi).
+//   fulltext - `memory_text` with an escaped Lucene query, over-fetched and post-filtered.
+//   entity   - Entity keys named in the query -> MENTIONS; a memory scores the sum over the
+//              entities it mentions of count / log(2 + entity mention count) (rarer = stronger).
+//   heat, recency - only when $context_k > 0: the space's hottest and most recent memories.
+// Scores are raw: the vector score is Neo4j's normalised cosine (1 + cos) / 2.
+CALL () {
+  UNWIND CASE WHEN $exact THEN range(0, size($embeddings) - 1) ELSE [] END AS qi
+  CALL (qi) {
+    MATCH (m:Memory {space: $space})
+    WHERE m.status IN $statuses AND m.embedding IS NOT NULL
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    WITH m, vector.similarity.cosine(m.embedding, $embeddings[qi]) AS score
+    ORDER BY score DESC, m.id
+    LIMIT $vector_k
+    RETURN m, score
+  }
+  RETURN 'vector' AS signal, qi, m, score
+  UNION ALL
+  UNWIND CASE WHEN $exact THEN [] ELSE range(0, size($embeddings) - 1) END AS qi
+  CALL (qi) {
+    CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $embeddings[qi])
+    YIELD node, score
+    WITH node AS m, score
+    WHERE m.space = $space AND m.status IN $statuses
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    RETURN m, score
+    ORDER BY score DESC, m.id
+    LIMIT $vector_k
+  }
+  RETURN 'vector' AS signal, qi, m, score
+  UNION ALL
+  UNWIND CASE WHEN $fulltext IS NULL THEN [] ELSE [$fulltext] END AS lucene
+  CALL (lucene) {
+    CALL db.index.fulltext.queryNodes('memory_text', lucene, {limit: $fulltext_fetch})
+    YIELD node, score
+    WITH node AS m, score
+    WHERE m.space = $space AND m.status IN $statuses
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    RETURN m, score
+    ORDER BY score DESC, m.id
+    LIMIT $fulltext_k
+  }
+  RETURN 'fulltext' AS signal, 0 AS qi, m, score
+  UNION ALL
+  MATCH (e:Entity {space: $space})
+  WHERE e.key IN $entity_keys
+  MATCH (m:Memory)-[r:MENTIONS]->(e)
+  WHERE m.space = $space AND m.status IN $statuses
+    AND ($time_from IS NULL OR m.event_time >= $time_from)
+    AND ($time_to IS NULL OR m.event_time <= $time_to)
+    AND ($roles IS NULL OR m.role IN $roles)
+    AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+    AND ($stages IS NULL OR m.stage_id IN $stages)
+    AND ($sessions IS NULL OR m.session_id IN $sessions)
+    AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+    AND NOT m.id IN $exclude_ids
+  WITH m, sum(coalesce(r.count, 1) / log(2.0 + coalesce(e.mention_count, 1))) AS score
+  ORDER BY score DESC, m.event_time DESC, m.id
+  LIMIT $entity_k
+  RETURN 'entity' AS signal, 0 AS qi, m, score
+  UNION ALL
+  UNWIND CASE WHEN $context_k > 0 THEN ['heat', 'recency'] ELSE [] END AS signal
+  CALL (signal) {
+    MATCH (m:Memory {space: $space})
+    WHERE m.status IN $statuses
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    WITH m, CASE signal WHEN 'heat' THEN coalesce(m.heat, 0.0)
+                        ELSE m.event_time.epochMillis / 1000.0 END AS score
+    ORDER BY score DESC, m.id
+    LIMIT $context_k
+    RETURN m, score
+  }
+  RETURN signal, 0 AS qi, m, score
+}
+WITH m, collect({signal: signal, qi: qi, score: score}) AS hits
+RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind AS kind,
+       m.session_id AS session_id, m.turn_index AS turn_index, m.stage_id AS stage_id,
+       m.event_time AS event_time, m.ingested_at AS ingested_at, m.heat AS heat,
+       m.last_access AS last_access, m.access_count AS access_count, m.status AS status,
+       hits

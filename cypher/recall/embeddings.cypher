@@ -1,0 +1,4 @@
+// Stored embeddings of some memories of the space (MMR selection, the context assembler).
+UNWIND $ids AS id
+MATCH (m:Memory {space: $space, id: id})
+RETURN m.id AS id, m.embedding AS embedding

@@ -1,0 +1,348 @@
+"""Every threshold and interval of the consolidation jobs, in one frozen pydantic tree.
+
+No job module hard-codes a number: each takes its section of :class:`ConsolidationConfig`.
+A space may override any section through its settings (``{"consolidation": {"merge":
+{"similarity": 0.95}}}``); retention policies live under ``{"retention": {...}}``
+(:class:`RetentionPolicy`). :func:`effective_config` applies those overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pipelines.errors import InvalidInput
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+
+__all__ = [
+    "DEFAULT_CONSOLIDATION_CONFIG",
+    "JOB_NAMES",
+    "CommunityConfig",
+    "ConsolidationConfig",
+    "DecayConfig",
+    "MergeConfig",
+    "RetentionConfig",
+    "RetentionPolicy",
+    "RunnerConfig",
+    "SchedulerConfig",
+    "SchemaConfig",
+    "StageRule",
+    "SupersedeConfig",
+    "UpkeepConfig",
+    "effective_config",
+    "parse_intervals",
+]
+
+#: The jobs, in the order a full pass runs them.
+JOB_NAMES: tuple[str, ...] = (
+    "merge",
+    "supersede",
+    "decay",
+    "communities",
+    "schemas",
+    "upkeep",
+    "retention",
+)
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class StageRule(BaseModel):
+    """One consolidation stage: how fast heat decays in it and the floor it keeps."""
+
+    model_config = _FROZEN
+
+    decay_multiplier: float = Field(ge=0.0)
+    """Multiplies the base decay rate (2.0 = twice as fast)."""
+    heat_floor: float = Field(ge=0.0, le=1.0)
+    """Heat never decays below this (never *raises* a memory already below it)."""
+
+
+class DecayConfig(BaseModel):
+    """Heat decay with consolidation stages (labile -> early -> late -> consolidated).
+
+    Advancement (see :func:`pipelines.consolidate.decay.consolidation_stage`):
+    ``early`` after ``early_after_hours`` or with importance >= ``early_importance``;
+    ``late`` after ``late_after_hours`` with a replay (access, restatement, merged duplicate)
+    or importance >= ``late_importance``; ``consolidated`` after ``consolidated_after_hours``
+    with ``consolidated_replays`` replays (``congruent_replays`` when the memory mentions a key
+    entity of its stage's schema). Stages never regress.
+    """
+
+    model_config = _FROZEN
+
+    base_rate_per_day: float = Field(
+        default=DEFAULT_RECALL_CONFIG.heat_decay_rate_per_day, ge=0.0, allow_inf_nan=False
+    )
+    labile: StageRule = StageRule(decay_multiplier=2.0, heat_floor=0.0)
+    early: StageRule = StageRule(decay_multiplier=1.2, heat_floor=0.0)
+    late: StageRule = StageRule(decay_multiplier=0.8, heat_floor=0.05)
+    consolidated: StageRule = StageRule(decay_multiplier=0.5, heat_floor=0.10)
+    early_after_hours: float = Field(default=1.0, ge=0.0)
+    late_after_hours: float = Field(default=6.0, ge=0.0)
+    consolidated_after_hours: float = Field(default=24.0, ge=0.0)
+    early_importance: float = Field(default=0.6, ge=0.0, le=1.0)
+    late_importance: float = Field(default=0.7, ge=0.0, le=1.0)
+    late_replays: int = Field(default=1, ge=0)
+    consolidated_replays: int = Field(default=3, ge=0)
+    congruent_replays: int = Field(default=1, ge=0)
+    min_change: float = Field(default=0.005, ge=0.0, le=1.0)
+    """A memory is rewritten only when its stage changes or its heat snapshot moves this much."""
+    batch_size: int = Field(default=5_000, ge=1)
+
+    def rule(self, stage: str) -> StageRule:
+        return {
+            "labile": self.labile,
+            "early": self.early,
+            "late": self.late,
+            "consolidated": self.consolidated,
+        }[stage]
+
+
+class MergeConfig(BaseModel):
+    """Near-duplicate memories collapsed into one canonical memory (undoable)."""
+
+    model_config = _FROZEN
+
+    similarity: float = Field(default=0.92, ge=0.0, le=1.0)
+    """Cosine similarity (not Neo4j's (1+cos)/2 score) at or above which a pair is a candidate."""
+    lexical: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Content-token Jaccard also required (plus equal numbers, names and negation)."""
+    same_speaker: bool = True
+    """Only merge memories of the same speaker, role and kind."""
+    batch_size: int = Field(default=5_000, ge=1)
+    """Embeddings read per round trip."""
+    write_batch: int = Field(default=200, ge=1)
+    """Merges written per transaction."""
+    recheck_margin_seconds: float = Field(default=60.0, ge=0.0)
+    """The incremental watermark is set this far before the run so late commits are rechecked."""
+
+
+class SupersedeConfig(BaseModel):
+    """Automatic supersession: deterministic claim rules, conservative by design."""
+
+    model_config = _FROZEN
+
+    min_similarity: float = Field(default=0.2, ge=-1.0, le=1.0)
+    """Cosine similarity of the two memories' embeddings also required (a sanity check)."""
+    min_claim_coverage: float = Field(default=0.5, ge=0.0, le=1.0)
+    """The whole older memory is superseded only when its claims cover this share of its
+    content words; otherwise only its matching facts are (the memory says more)."""
+    fact_level: bool = True
+    """Supersede individual facts when the memory as a whole must stay."""
+    page_size: int = Field(default=5_000, ge=1)
+
+
+class CommunityConfig(BaseModel):
+    """Topical stages from GDS Leiden over the memory-entity graph."""
+
+    model_config = _FROZEN
+
+    enabled: bool = True
+    min_active_memories: int = Field(default=10, ge=1)
+    """Spaces smaller than this keep their stages."""
+    random_seed: int = 42
+    concurrency: int = Field(default=1, ge=1, le=4)
+    gamma: float = Field(default=1.0, gt=0.0)
+    theta: float = Field(default=0.01, gt=0.0)
+    tolerance: float = Field(default=1e-4, gt=0.0)
+    max_levels: int = Field(default=10, ge=1)
+    max_entity_share: float = Field(default=0.2, gt=0.0, le=1.0)
+    """Entities mentioned by more than this share of the memories are left out (hubs such as
+    the user's own name would glue every topic together) ..."""
+    hub_min_memories: int = Field(default=50, ge=1)
+    """... once the space has at least this many active memories."""
+    min_stage_memories: int = Field(default=3, ge=1)
+    """Smaller communities join the stage of the unit just before them in time."""
+    stable_jaccard: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A community keeps an existing stage id when their memberships overlap this much."""
+    name_entities: int = Field(default=3, ge=0)
+    write_batch: int = Field(default=500, ge=1)
+
+
+class SchemaConfig(BaseModel):
+    """Deterministic schema-structured stage summaries."""
+
+    model_config = _FROZEN
+
+    max_entities: int = Field(default=8, ge=0)
+    max_decisions: int = Field(default=5, ge=0)
+    max_outcomes: int = Field(default=5, ge=0)
+    max_questions: int = Field(default=5, ge=0)
+    max_highlights: int = Field(default=2, ge=0)
+    highlight_words: int = Field(default=30, ge=5)
+    max_summary_chars: int = Field(default=900, ge=100)
+    exclude_speaker_entities: bool = True
+    """Speakers' own names are context, not topics: they are left out of key entities."""
+    answer_overlap: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A question counts as answered when a later memory of another speaker shares this share
+    of its content words."""
+    min_question_words: int = Field(default=2, ge=1)
+    answer_window: int = Field(default=30, ge=1)
+    """How many later memories of the stage may answer a question."""
+    max_text_chars: int = Field(default=300, ge=50)
+    """Memory text read per memory (highlights and answer checks need the beginning only)."""
+    batch_size: int = Field(default=50, ge=1)
+    """Stages built per round trip."""
+
+
+class UpkeepConfig(BaseModel):
+    """Co-occurrence weights and the projected entity graph for Personalized PageRank."""
+
+    model_config = _FROZEN
+
+    entity_batch: int = Field(default=2_000, ge=1)
+    stale_graph_grace_seconds: float = Field(default=300.0, ge=0.0)
+    """Superseded projections are dropped only after this long (readers may still use them)."""
+
+
+class RetentionPolicy(BaseModel):
+    """A space's retention policy (``settings.retention``). Facts and schemas are always kept."""
+
+    model_config = _FROZEN
+
+    archive_after_days: float | None = Field(default=None, gt=0.0)
+    """Archive memories of ``kinds`` whose event time is older than this (None: never)."""
+    kinds: tuple[str, ...] = ("turn",)
+    keep_min_importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Keep memories at least this important."""
+    keep_accessed_within_days: float | None = Field(default=30.0, gt=0.0)
+    """Keep memories recalled within this many days."""
+    delete_archived_after_days: float | None = Field(default=None, gt=0.0)
+    """Delete memories archived longer ago than this (None: archived memories stay)."""
+    apply: bool = False
+    """Scheduled runs only report (dry run) unless this is true."""
+
+
+class RetentionConfig(BaseModel):
+    model_config = _FROZEN
+
+    default_policy: RetentionPolicy = RetentionPolicy()
+    batch_size: int = Field(default=2_000, ge=1)
+
+
+class RunnerConfig(BaseModel):
+    model_config = _FROZEN
+
+    lease_ttl_seconds: float = Field(default=900.0, gt=0.0)
+    """A lease expires this long after its last renewal (a crashed runner frees it)."""
+    renew_every_seconds: float = Field(default=60.0, gt=0.0)
+    sample_size: int = Field(default=20, ge=0)
+    """Planned or applied changes listed in a run's report."""
+
+
+class SchedulerConfig(BaseModel):
+    """The in-process scheduler. An interval of ``None`` switches that job off."""
+
+    model_config = _FROZEN
+
+    tick_seconds: float = Field(default=30.0, gt=0.0)
+    initial_delay_seconds: float = Field(default=60.0, ge=0.0)
+    intervals_seconds: tuple[tuple[str, float | None], ...] = (
+        ("merge", 6 * 3600.0),
+        ("supersede", 3600.0),
+        ("decay", 3600.0),
+        ("communities", 24 * 3600.0),
+        ("schemas", 6 * 3600.0),
+        ("upkeep", 6 * 3600.0),
+        ("retention", 24 * 3600.0),
+    )
+    max_spaces: int = Field(default=10_000, ge=1)
+
+    @model_validator(mode="after")
+    def _known_jobs(self) -> SchedulerConfig:
+        unknown = {j for j, _ in self.intervals_seconds} - set(JOB_NAMES)
+        if unknown:
+            raise ValueError(f"unknown jobs in intervals: {sorted(unknown)}")
+        return self
+
+    def interval(self, job: str) -> float | None:
+        return dict(self.intervals_seconds).get(job)
+
+
+class ConsolidationConfig(BaseModel):
+    model_config = _FROZEN
+
+    decay: DecayConfig = DecayConfig()
+    merge: MergeConfig = MergeConfig()
+    supersede: SupersedeConfig = SupersedeConfig()
+    communities: CommunityConfig = CommunityConfig()
+    schemas: SchemaConfig = SchemaConfig()
+    upkeep: UpkeepConfig = UpkeepConfig()
+    retention: RetentionConfig = RetentionConfig()
+    runner: RunnerConfig = RunnerConfig()
+    scheduler: SchedulerConfig = SchedulerConfig()
+
+
+DEFAULT_CONSOLIDATION_CONFIG = ConsolidationConfig()
+
+
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_intervals(text: str, base: SchedulerConfig | None = None) -> SchedulerConfig:
+    """``"decay=30m,merge=6h,retention=off"`` applied over ``base`` (default intervals).
+
+    Units ``s``, ``m``, ``h``, ``d`` (seconds without a unit); ``off`` disables a job. Raises
+    ``ValueError`` naming the bad entry.
+    """
+    base = base or SchedulerConfig()
+    intervals = dict(base.intervals_seconds)
+    for raw in (text or "").split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        job, sep, value = (part.strip() for part in entry.partition("="))
+        if not sep or job not in JOB_NAMES:
+            raise ValueError(f"bad scheduler interval {entry!r}: expected <job>=<interval>")
+        if value.lower() in ("off", "none", "never"):
+            intervals[job] = None
+            continue
+        unit = _UNITS.get(value[-1:].lower())
+        number = value[:-1] if unit is not None else value
+        try:
+            seconds = float(number) * (unit or 1.0)
+        except ValueError:
+            raise ValueError(f"bad scheduler interval {entry!r}") from None
+        if seconds <= 0:
+            raise ValueError(f"bad scheduler interval {entry!r}: must be positive")
+        intervals[job] = seconds
+    return base.model_copy(update={"intervals_seconds": tuple(intervals.items())})
+
+
+def effective_config(
+    base: ConsolidationConfig, space_settings: Mapping[str, Any] | None
+) -> tuple[ConsolidationConfig, RetentionPolicy]:
+    """The configuration for one space: ``base`` with the space's overrides applied.
+
+    ``space_settings["consolidation"]`` maps section names to field overrides;
+    ``space_settings["retention"]`` overrides the default retention policy. A bad override is
+    an :class:`InvalidInput` naming the setting.
+    """
+    settings = dict(space_settings or {})
+    overrides = settings.get("consolidation") or {}
+    cfg = base
+    if overrides:
+        if not isinstance(overrides, Mapping):
+            raise InvalidInput("must be an object", field="settings.consolidation")
+        try:
+            data = base.model_dump()
+            for section, values in overrides.items():
+                if section not in data or not isinstance(values, Mapping):
+                    raise ValueError(f"unknown section {section!r}")
+                data[section] = {**data[section], **values}
+            cfg = ConsolidationConfig.model_validate(data)
+        except ValueError as exc:
+            raise InvalidInput(
+                f"bad consolidation settings: {exc}", field="settings.consolidation"
+            ) from exc
+    policy = cfg.retention.default_policy
+    raw_policy = settings.get("retention")
+    if raw_policy:
+        try:
+            policy = RetentionPolicy.model_validate({**policy.model_dump(), **dict(raw_policy)})
+        except (ValueError, TypeError) as exc:
+            raise InvalidInput(f"bad retention policy: {exc}", field="settings.retention") from exc
+    return cfg, policy

@@ -1,0 +1,436 @@
+"""Stage schemas: a deterministic, schema-structured summary of every stage.
+
+:func:`build_schema` (pure) turns a stage's active memories, their active facts and their
+entities into a :class:`SchemaSummary`:
+
+* **entities** - the stage's key entities, by how many of its memories mention them (speakers'
+  own names left out: they are who talks, not what it is about);
+* **decisions** - ``decision`` facts (credited to users by the fact rules), most recent kept;
+* **outcomes** - facts (``fact``/``decision``/``action_item``) that report a result
+  ("finished", "fixed", "shipped", "got the job", ...);
+* **open questions** - ``question`` facts that none of the next ``answer_window`` memories of
+  another speaker answers (an answer shares ``answer_overlap`` of the question's content
+  words);
+* **highlights** - the first sentence of the memories that mention most key entities;
+* **summary** - all of the above as one bounded text, which is also embedded.
+
+A schema is stored as ``(:Schema {space, id: 'schema:' + stage id, ...})-[:SUMMARIZES]->
+(:Stage)`` with a ``fingerprint`` of what it was built from (the stage's memories, their
+status and active fact counts, the stage's name). The job refreshes exactly the stages whose
+fingerprint changed; :func:`ensure_schema` does the same for one stage on demand (the context
+assembler calls it) and returns the cached schema when nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pipelines import spaces
+from pipelines.consolidate.claims import content_words
+from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, SchemaConfig
+from pipelines.consolidate.runner import JobContext
+from pipelines.engine import Engine
+from pipelines.errors import NotFound
+from pipelines.ingest.text import normalise_for_match, split_sentences
+
+SCHEMA_VERSION = "1"
+
+_OUTCOME = re.compile(
+    r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
+    r"merged|published|passed|succeeded|won|achieved|graduated|adopted|signed|delivered|"
+    r"got the|got a|got my|works now|working now|turned out|ended up|managed to|accepted|"
+    r"approved|closed|raised|hired|bought|sold|moved|married|engaged|born)\b",
+    re.IGNORECASE,
+)
+_QUESTION_WORDS = frozenset(
+    {
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "you",
+        "your",
+    }
+)
+_OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
+
+
+@dataclass(frozen=True, slots=True)
+class StageMemory:
+    id: str
+    text: str
+    speaker: str | None = None
+    role: str | None = None
+    time: datetime | None = None
+    session_id: str | None = None
+    turn_index: int | None = None
+    entity_keys: tuple[str, ...] = ()
+
+    def order(self) -> tuple[float, str, int, str]:
+        ts = self.time.timestamp() if self.time is not None else float("-inf")
+        return (ts, self.session_id or "", self.turn_index or 0, self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class StageFact:
+    id: str
+    memory_id: str
+    category: str
+    text: str
+    speaker: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StageEntity:
+    key: str
+    name: str
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class SchemaSummary:
+    stage_id: str
+    summary: str
+    entities: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+    open_questions: list[str] = field(default_factory=list)
+    highlights: list[str] = field(default_factory=list)
+    speakers: list[str] = field(default_factory=list)
+    memory_count: int = 0
+    session_count: int = 0
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _dedupe_keep_last(items: Sequence[str], limit: int) -> list[str]:
+    seen: dict[str, str] = {}
+    for text in items:
+        key = normalise_for_match(text)
+        if key:
+            seen.pop(key, None)
+            seen[key] = text
+    values = list(seen.values())
+    return values[-limit:] if limit else []
+
+
+def _first_sentence(text: str, words: int) -> str:
+    sentences = split_sentences(text)
+    first = (sentences[0] if sentences else text).strip()
+    parts = first.split()
+    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+
+
+def _bounded(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def build_schema(
+    memories: Sequence[StageMemory],
+    facts: Sequence[StageFact],
+    entities: Sequence[StageEntity],
+    *,
+    stage_id: str,
+    stage_name: str | None = None,
+    config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
+) -> SchemaSummary:
+    """The schema-structured summary of one stage (see the module docstring). Pure and
+    deterministic: the same inputs in any order give the same summary."""
+    ordered = sorted(memories, key=StageMemory.order)
+    position = {m.id: i for i, m in enumerate(ordered)}
+    speakers = sorted({m.speaker for m in ordered if m.speaker}, key=str.casefold)
+    speaker_keys = {s.casefold() for s in speakers}
+    by_key = {e.key: e for e in entities}
+    mentions = Counter(k for m in ordered for k in set(m.entity_keys) if k in by_key)
+    ranked = sorted(mentions.items(), key=lambda kv: (-kv[1], by_key[kv[0]].name.casefold()))
+    key_entities = [
+        by_key[k].name
+        for k, _ in ranked
+        if not (config.exclude_speaker_entities and by_key[k].name.casefold() in speaker_keys)
+    ][: config.max_entities]
+    key_set = {k for k, _ in ranked if by_key[k].name in key_entities}
+    fact_list = sorted(
+        (f for f in facts if f.memory_id in position), key=lambda f: (position[f.memory_id], f.id)
+    )
+    decisions = _dedupe_keep_last(
+        [f.text for f in fact_list if f.category == "decision"], config.max_decisions
+    )
+    outcomes = _dedupe_keep_last(
+        [
+            f.text
+            for f in fact_list
+            if f.category in _OUTCOME_CATEGORIES
+            and _OUTCOME.search(f.text)
+            and f.text not in decisions
+        ],
+        config.max_outcomes,
+    )
+    open_q: list[str] = []
+    words_of: dict[str, set[str]] = {}
+
+    def words(m: StageMemory) -> set[str]:
+        if m.id not in words_of:
+            words_of[m.id] = content_words(m.text)
+        return words_of[m.id]
+
+    for f in fact_list:
+        if f.category != "question":
+            continue
+        asked = content_words(f.text) - _QUESTION_WORDS
+        if len(asked) < config.min_question_words:
+            continue
+        asker = (f.speaker or f.role or "").casefold()
+        start = position[f.memory_id] + 1
+        answered = any(
+            len(asked & words(m)) >= config.answer_overlap * len(asked)
+            for m in ordered[start : start + config.answer_window]
+            if (m.speaker or m.role or "").casefold() != asker
+        )
+        if not answered:
+            open_q.append(f.text)
+    open_questions = _dedupe_keep_last(open_q, config.max_questions)
+    scored = sorted(
+        ordered,
+        key=lambda m: (-len(set(m.entity_keys) & key_set), position[m.id]),
+    )
+    highlights = [
+        _first_sentence(m.text, config.highlight_words)
+        for m in scored[: config.max_highlights]
+        if m.text.strip()
+    ]
+    times = [m.time for m in ordered if m.time is not None]
+    start, end = (min(times), max(times)) if times else (None, None)
+    sessions = {m.session_id for m in ordered if m.session_id}
+    name = stage_name or stage_id
+    parts = [f"{name}: {len(ordered)} memories"]
+    if sessions:
+        parts[0] += f" in {len(sessions)} session{'s' if len(sessions) != 1 else ''}"
+    if start is not None and end is not None:
+        parts[0] += f", {start:%Y-%m-%d}" + (
+            f" to {end:%Y-%m-%d}" if end.date() != start.date() else ""
+        )
+    parts[0] += "."
+    if speakers:
+        parts.append("Speakers: " + ", ".join(speakers) + ".")
+    if key_entities:
+        parts.append("Key entities: " + ", ".join(key_entities) + ".")
+    if decisions:
+        parts.append("Decisions: " + "; ".join(decisions) + ".")
+    if outcomes:
+        parts.append("Outcomes: " + "; ".join(outcomes) + ".")
+    if open_questions:
+        parts.append("Open questions: " + " ".join(open_questions))
+    if highlights:
+        parts.append("Highlights: " + " / ".join(f'"{h}"' for h in highlights))
+    return SchemaSummary(
+        stage_id=stage_id,
+        summary=_bounded(" ".join(parts), config.max_summary_chars),
+        entities=key_entities,
+        decisions=decisions,
+        outcomes=outcomes,
+        open_questions=open_questions,
+        highlights=highlights,
+        speakers=speakers,
+        memory_count=len(ordered),
+        session_count=len(sessions),
+        start=start,
+        end=end,
+    )
+
+
+def fingerprint(name: str | None, members: Sequence[str]) -> str:
+    """What a schema was built from: algorithm version, stage name, member signatures."""
+    h = hashlib.sha1(f"{SCHEMA_VERSION}|{name or ''}|".encode())
+    for member in sorted(members):
+        h.update(member.encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- service
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if to_native is not None else value
+
+
+def _inputs(
+    rows: Sequence[Mapping[str, Any]], names: Mapping[str, StageEntity]
+) -> dict[str, tuple[list, list, list]]:
+    out: dict[str, tuple[list, list, dict]] = {}
+    for r in rows:
+        mems, facts, ents = out.setdefault(r["stage"], ([], [], {}))
+        mems.append(
+            StageMemory(
+                id=r["id"],
+                text=r["text"] or "",
+                speaker=r["speaker"],
+                role=r["role"],
+                time=(
+                    datetime.fromtimestamp(r["event_ms"] / 1000.0, UTC)
+                    if r["event_ms"] is not None
+                    else None
+                ),
+                session_id=r["session_id"],
+                turn_index=r["turn_index"],
+                entity_keys=tuple(r["entities"]),
+            )
+        )
+        for f in r["facts"]:
+            facts.append(
+                StageFact(f["id"], r["id"], f["category"], f["text"], f["speaker"], f["role"])
+            )
+        for key in r["entities"]:
+            if key in names:
+                ents.setdefault(key, names[key])
+    return {k: (m, f, list(e.values())) for k, (m, f, e) in out.items()}
+
+
+def _build_rows(
+    engine: Engine, space: str, stages: Sequence[Mapping[str, Any]], config: SchemaConfig
+) -> list[dict[str, Any]]:
+    """Build (and embed) the schemas of some stages (fingerprint rows)."""
+    ids = [s["id"] for s in stages]
+    rows = engine.store.read(
+        "consolidate/schema_inputs", space=space, stages=ids, max_chars=config.max_text_chars
+    )
+    names = {
+        r["key"]: StageEntity(r["key"], r["name"], r["kind"])
+        for r in engine.store.read("consolidate/schema_entities", space=space, stages=ids)
+    }
+    inputs = _inputs(rows, names)
+    built = []
+    for st in stages:
+        mems, facts, ents = inputs.get(st["id"], ([], [], []))
+        if not mems:
+            continue
+        summary = build_schema(
+            mems, facts, ents, stage_id=st["id"], stage_name=st["name"], config=config
+        )
+        built.append((st, summary))
+    vectors = engine.embedder.encode([s.summary for _, s in built]) if built else []
+    return [
+        {
+            "id": f"schema:{st['id']}",
+            "stage_id": st["id"],
+            "summary": s.summary,
+            "entities": s.entities,
+            "decisions": s.decisions,
+            "outcomes": s.outcomes,
+            "open_questions": s.open_questions,
+            "highlights": s.highlights,
+            "speakers": s.speakers,
+            "memory_count": s.memory_count,
+            "session_count": s.session_count,
+            "fingerprint": fingerprint(st["name"], st["members"]),
+            "caption": f"schema {st['name'] or st['id']}",
+            "embedding": [float(x) for x in vec],
+        }
+        for (st, s), vec in zip(built, vectors, strict=True)
+    ]
+
+
+def _is_stale(st: Mapping[str, Any]) -> bool:
+    return st["active"] > 0 and st["fingerprint"] != fingerprint(st["name"], st["members"])
+
+
+def ensure_schema(
+    engine: Engine,
+    space: str,
+    stage_id: str,
+    config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
+) -> dict[str, Any]:
+    """The schema of one stage, built now if missing or stale, else the cached one.
+
+    Returns the stored properties (``summary``, ``entities``, ``decisions``, ``outcomes``,
+    ``open_questions``, ``highlights``, ``speakers``, ``memory_count``, ``session_count``,
+    ``embedding``, ``refreshed_at``, ...) plus ``rebuilt``. A stage without active memories
+    gets ``{"stage_id", "summary": "", "memory_count": 0, ...}`` (nothing stored). Raises
+    NotFound for an unknown space or stage.
+    """
+    rows = engine.store.read("consolidate/schema_fingerprints", space=space, stages=[stage_id])
+    if not rows:
+        spaces.require(engine.store, space)
+        raise NotFound(f"stage {stage_id!r} does not exist in space {space!r}", field="stage")
+    st = rows[0]
+    if st["active"] == 0:
+        return {
+            "id": None,
+            "stage_id": stage_id,
+            "summary": "",
+            "entities": [],
+            "decisions": [],
+            "outcomes": [],
+            "open_questions": [],
+            "highlights": [],
+            "speakers": [],
+            "memory_count": 0,
+            "session_count": 0,
+            "embedding": None,
+            "refreshed_at": None,
+            "rebuilt": False,
+        }
+    rebuilt = False
+    if _is_stale(st):
+        built = _build_rows(engine, space, [st], config)
+        if built:
+            engine.store.write(
+                "consolidate/schema_write", space=space, rows=built, now=datetime.now(UTC)
+            )
+            rebuilt = True
+    got = engine.store.read("consolidate/schema_get", space=space, stage=stage_id)
+    return {**got[0]["schema"], "rebuilt": rebuilt}
+
+
+def run(ctx: JobContext) -> None:
+    cfg = ctx.config.schemas
+    stages = ctx.store.read("consolidate/schema_fingerprints", space=ctx.space, stages=None)
+    stale = [st for st in stages if _is_stale(st)]
+    empty = [st["id"] for st in stages if st["active"] == 0 and st["schema_id"] is not None]
+    orphans = ctx.store.read("consolidate/schema_orphans", space=ctx.space)[0]["orphans"]
+    ctx.counts["stages"] = len(stages)
+    ctx.counts["stale" if ctx.dry_run else "refreshed"] = 0
+    ctx.counts["to_delete" if ctx.dry_run else "deleted"] = len(empty) + orphans
+    for st in stale:
+        ctx.note({"stage": st["id"], "new": st["schema_id"] is None})
+    if ctx.dry_run:
+        ctx.counts["stale"] = len(stale)
+        return
+    for start in range(0, len(stale), cfg.batch_size):
+        rows = _build_rows(ctx.engine, ctx.space, stale[start : start + cfg.batch_size], cfg)
+        if rows:
+            ctx.counts["refreshed"] += ctx.store.write(
+                "consolidate/schema_write", space=ctx.space, rows=rows, now=ctx.now
+            )[0]["written"]
+        ctx.checkpoint(f"schemas:{start}")
+    if empty or orphans:
+        ctx.store.write("consolidate/schema_delete", space=ctx.space, stages=empty)

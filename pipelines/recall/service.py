@@ -1,0 +1,824 @@
+"""The read path: hybrid recall over one memory space.
+
+Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones short):
+
+1. **understand** (pure): clean the query, classify its intent (weight profile), extract
+   keywords, the entity keys and speakers it names, its time expressions, sub-queries.
+2. **embed**: the query (and sub-queries) with the engine's embedding model.
+3. **candidates**: ONE Cypher round trip (``recall/candidates``) returns the candidates of
+   every signal — vector (exact scan for small spaces, else the approximate index,
+   over-fetched and post-filtered), full-text (escaped Lucene), entities named in the query
+   (MENTIONS) — scoped to the space, filtered by status and the request's filters.
+4. **fuse** (pure): weighted RRF of the signal rankings, heat and recency ranking the pool,
+   then multiplicative boosts for time windows and speakers named in the query.
+5. **details** / **rerank** (optional): embeddings of the head of the list and of its
+   conversation neighbours; the cross-encoder (FlashRank, when loaded) or the no-weights
+   context reranker, blended with the fused score.
+6. **select** (optional): greedy MMR over the oversampled head (by count, never tokens).
+7. **abstain** (pure): is the evidence strong enough? Results are returned either way.
+8. **touch**: one write raising heat and access counts (never with ``touch=False``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from pipelines import spaces
+from pipelines.engine import Engine
+from pipelines.errors import InvalidInput
+from pipelines.ingest.entities import canonicalize
+from pipelines.recall.abstain import (
+    AbstentionDecision,
+    AbstentionInputs,
+    decide_abstention,
+    keyword_coverage,
+    top_overlap,
+)
+from pipelines.recall.config import (
+    DEFAULT_RECALL_CONFIG,
+    SIGNAL_ENTITY,
+    SIGNAL_FULLTEXT,
+    SIGNAL_HEAT,
+    SIGNAL_RECENCY,
+    SIGNAL_VECTOR,
+    RecallConfig,
+)
+from pipelines.recall.fusion import blend_rerank, temporal_boost, weighted_rrf
+from pipelines.recall.heat import effective_heat, recency_score, touch
+from pipelines.recall.intent import Intent, classify_intent
+from pipelines.recall.presets import DEFAULT_PRESET, PRESETS, RecallPreset
+from pipelines.recall.query import (
+    STOP_WORDS,
+    TimeConstraint,
+    build_fulltext_query,
+    clean_query,
+    decompose_query,
+    extract_keywords,
+    find_speakers,
+    resolve_time_expressions,
+    strip_speakers,
+)
+from pipelines.recall.rerank import context_scores
+from pipelines.recall.selection import mmr_select
+
+ACTIVE_STATUSES = ("active",)
+WITH_SUPERSEDED_STATUSES = ("active", "superseded")
+_WORD_SPLIT = str.split
+
+
+# ----------------------------------------------------------------------------- interface
+
+
+@dataclass
+class RecallFilters:
+    """Hard filters, applied inside every signal. ``None`` means no filter. Times are
+    inclusive; speakers match case-insensitively; stages match a stage id or label."""
+
+    time_from: datetime | None = None
+    time_to: datetime | None = None
+    roles: list[str] | None = None
+    speakers: list[str] | None = None
+    kinds: list[str] | None = None
+    stages: list[str] | None = None
+    sessions: list[str] | None = None
+    tags: list[str] | None = None
+    exclude_ids: list[str] | None = None
+
+
+@dataclass
+class RecallRequest:
+    query: str
+    k: int = 10
+    filters: RecallFilters = field(default_factory=RecallFilters)
+    include_superseded: bool = False
+    explain: bool = False
+    deadline_ms: int | None = None
+    touch: bool = True
+    now: datetime | None = None  # question time, for "last March" etc.
+    preset: str = DEFAULT_PRESET  # a name from presets.PRESETS
+    oversample: int | None = None  # candidates before selection (default from config)
+
+
+@dataclass
+class RecallHit:
+    id: str
+    content: str
+    score: float
+    session_id: str | None
+    stage_id: str | None
+    time: datetime | None
+    speaker: str | None
+    role: str | None
+    explain: dict | None = None  # per-signal ranks/scores, fused, rerank, selection penalty
+    embedding: np.ndarray | None = None  # only filled when with_embeddings=True
+
+
+@dataclass
+class RecallResponse:
+    results: list[RecallHit]
+    intent: str
+    abstain: bool
+    abstain_reason: str | None
+    complete: bool
+    timings_ms: dict[str, float]
+    candidates: int  # candidate-pool size
+
+
+# ----------------------------------------------------------------------------- internals
+
+
+@dataclass
+class _Candidate:
+    id: str
+    text: str
+    speaker: str | None
+    role: str | None
+    kind: str | None
+    session_id: str | None
+    turn_index: int | None
+    stage_id: str | None
+    event_time: datetime | None
+    ingested_at: datetime | None
+    heat: float | None
+    last_access: datetime | None
+    #: best raw score per ranking name ("vector", "vector:1", "fulltext", "entity", ...)
+    raw: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Profile:
+    size: int
+    total: int
+    speakers: list[str]
+    expires: float
+
+
+@dataclass
+class _Plan:
+    """Everything the pure understanding stage derived from the request."""
+
+    query: str
+    content: str  # the query without the speakers it names (what the content must match)
+    k: int
+    pool: int
+    preset: RecallPreset
+    intent: Intent
+    weights: dict[str, float]
+    keywords: list[str]
+    subqueries: list[str]
+    fulltext: str | None
+    entity_keys: list[str]
+    query_speakers: list[str]
+    windows: list[TimeConstraint]
+    now: datetime
+
+
+def _native(value: Any) -> Any:
+    to_native = getattr(value, "to_native", None)
+    return to_native() if to_native is not None else value
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def _cosine_from_neo4j(score: float) -> float:
+    """Neo4j reports cosine similarity normalised to [0, 1] as (1 + cos) / 2."""
+    return 2.0 * score - 1.0
+
+
+class _Clock:
+    def __init__(self, deadline_ms: int | None) -> None:
+        self.start = time.perf_counter()
+        self.last = self.start
+        self.deadline = None if deadline_ms is None else self.start + deadline_ms / 1000.0
+        self.timings: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - self.last) * 1000.0, 3)
+        self.last = now
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def total(self) -> None:
+        self.timings["total"] = round((time.perf_counter() - self.start) * 1000.0, 3)
+
+
+# ----------------------------------------------------------------------------- the service
+
+
+class Recaller:
+    """Read-path service. Thread-safe; caches only each space's size and speaker list
+    (for ``config.space_profile_ttl_s`` seconds)."""
+
+    def __init__(self, engine: Engine, config: RecallConfig = DEFAULT_RECALL_CONFIG) -> None:
+        self.engine = engine
+        self.config = config
+        self._profiles: dict[str, _Profile] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ public API
+
+    def recall(
+        self, space: str, request: RecallRequest, *, with_embeddings: bool = False
+    ) -> RecallResponse:
+        clock = _Clock(request.deadline_ms)
+        query = self._validate(request)
+        spaces.require(self.engine.store, space)
+        profile = self._profile(space)
+        plan = self._plan(request, query, profile)
+        clock.lap("understand")
+
+        vectors = self._embed(plan)
+        clock.lap("embed")
+
+        pool = self._candidates(space, request, plan, vectors, profile)
+        clock.lap("candidates")
+
+        ranked, explain, speaker_match = self._fuse(pool, plan, request.explain)
+        clock.lap("fuse")
+
+        complete = True
+        scores = dict(ranked)
+        order = [item_id for item_id, _ in ranked]
+        embeddings: dict[str, np.ndarray] = {}
+        selected: list[str] | None = None
+        if order and plan.preset.rerank:
+            if clock.expired():
+                complete = False
+            else:
+                order, scores = self._rerank(space, plan, order, scores, pool, vectors, explain)
+                clock.lap("rerank")
+        if order and (plan.preset.selection or with_embeddings):
+            if clock.expired():
+                complete = False
+            else:
+                head = order[: plan.pool if plan.preset.selection else plan.k]
+                embeddings = self._embeddings(space, head)
+                clock.lap("embeddings")
+                if plan.preset.selection and clock.expired():
+                    complete = False
+                elif plan.preset.selection:
+                    selected = self._select(plan, head, scores, embeddings, explain)
+                    clock.lap("select")
+        final_ids = selected if selected is not None else order[: plan.k]
+        if plan.preset.event_order and plan.intent == Intent.EVENT_ORDER:
+            final_ids = self._time_order(final_ids, pool)
+
+        decision = self._abstain(plan, pool, final_ids, speaker_match)
+        clock.lap("abstain")
+
+        if request.touch and final_ids:
+            self._touch(space, final_ids, pool)
+            clock.lap("touch")
+        clock.total()
+
+        results = [
+            self._hit(
+                pool[item_id],
+                scores[item_id],
+                explain.get(item_id) if request.explain else None,
+                embeddings.get(item_id) if with_embeddings else None,
+            )
+            for item_id in final_ids
+        ]
+        return RecallResponse(
+            results=results,
+            intent=str(plan.intent),
+            abstain=decision.abstain,
+            abstain_reason=decision.reason if decision.abstain else None,
+            complete=complete,
+            timings_ms=clock.timings,
+            candidates=len(pool),
+        )
+
+    # ------------------------------------------------------------------ validation, plan
+
+    def _validate(self, request: RecallRequest) -> str:
+        """Check the request; return the cleaned query."""
+        cfg = self.config
+        if not isinstance(request.query, str):
+            raise InvalidInput("query must be a string", field="query")
+        try:
+            query = clean_query(request.query, cfg.max_query_chars)
+        except ValueError as exc:
+            raise InvalidInput(str(exc), field="query") from exc
+        if request.preset not in PRESETS:
+            raise InvalidInput(
+                f"unknown preset {request.preset!r}; known: {sorted(PRESETS)}", field="preset"
+            )
+        if not isinstance(request.k, int) or not cfg.min_k <= request.k <= cfg.max_k:
+            raise InvalidInput(f"k must be between {cfg.min_k} and {cfg.max_k}", field="k")
+        if request.oversample is not None and request.oversample < request.k:
+            raise InvalidInput("oversample must be at least k", field="oversample")
+        if request.deadline_ms is not None and request.deadline_ms <= 0:
+            raise InvalidInput("deadline_ms must be positive", field="deadline_ms")
+        f = request.filters
+        t_from, t_to = _utc(f.time_from), _utc(f.time_to)
+        if t_from is not None and t_to is not None and t_from > t_to:
+            raise InvalidInput("time_from is after time_to", field="filters.time_from")
+        return query
+
+    def _plan(self, request: RecallRequest, query: str, profile: _Profile) -> _Plan:
+        cfg = self.config
+        preset = PRESETS[request.preset]
+        intent = classify_intent(query).intent
+        profile_intent = intent if preset.intent_profiles else Intent.SEMANTIC
+        weights = {
+            s: (w if s in preset.signals else 0.0)
+            for s, w in cfg.weights_for(profile_intent).items()
+        }
+        now = _utc(request.now) or datetime.now(UTC)
+        query_speakers = find_speakers(query, profile.speakers) if preset.speakers else []
+        content = strip_speakers(query, query_speakers) if query_speakers else query
+        subqueries: list[str] = []
+        if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
+            subqueries = [
+                strip_speakers(sub, query_speakers)
+                for sub in decompose_query(query, cfg.max_subqueries)[1:]
+            ]
+            subqueries = [s for s in dict.fromkeys(subqueries) if s != content]
+        windows: list[TimeConstraint] = []
+        if preset.time_expressions:
+            windows = resolve_time_expressions(query, now, timedelta(days=cfg.recent_window_days))
+        fulltext = None
+        if weights[SIGNAL_FULLTEXT] > 0.0:
+            fulltext = build_fulltext_query(
+                content, cfg.fulltext_max_terms, cfg.fulltext_phrase_boost
+            )
+        entity_keys = (
+            self._entity_keys(query, query_speakers) if weights[SIGNAL_ENTITY] > 0.0 else []
+        )
+        pool = request.oversample or request.k * cfg.mmr_oversample
+        return _Plan(
+            query=query,
+            content=content,
+            k=request.k,
+            pool=max(pool, request.k),
+            preset=preset,
+            intent=intent,
+            weights=weights,
+            keywords=extract_keywords(content),
+            subqueries=subqueries,
+            fulltext=fulltext,
+            entity_keys=entity_keys,
+            query_speakers=query_speakers,
+            windows=windows,
+            now=now,
+        )
+
+    def _entity_keys(self, query: str, query_speakers: Sequence[str]) -> list[str]:
+        """Canonical keys of the query's word n-grams that are not all stop words; the
+        speakers the query names are left out (they are handled by the speaker boost)."""
+        words = [w.strip(".,;:!?\"'()[]{}") for w in _WORD_SPLIT(query)]
+        words = [w for w in words if w]
+        skip = {canonicalize(s) for s in query_speakers}
+        keys: list[str] = []
+        for n in range(1, self.config.entity_ngram_max + 1):
+            for i in range(len(words) - n + 1):
+                gram = words[i : i + n]
+                if all(w.casefold() in STOP_WORDS for w in gram):
+                    continue
+                key = canonicalize(" ".join(gram))
+                if key and key not in skip:
+                    keys.append(key)
+        return list(dict.fromkeys(keys))[: self.config.entity_max_keys]
+
+    # ------------------------------------------------------------------ I/O stages
+
+    def _profile(self, space: str) -> _Profile:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._profiles.get(space)
+        if cached is not None and cached.expires > now:
+            return cached
+        row = self.engine.store.read(
+            "recall/space_profile", space=space, max_speakers=self.config.max_known_speakers
+        )[0]
+        profile = _Profile(
+            size=int(row["size"]),
+            total=max(1, int(row["total"])),
+            speakers=[s for s in row["speakers"] if isinstance(s, str) and s.strip()],
+            expires=now + self.config.space_profile_ttl_s,
+        )
+        with self._lock:
+            self._profiles[space] = profile
+        return profile
+
+    def _embed(self, plan: _Plan) -> np.ndarray | None:
+        if plan.weights[SIGNAL_VECTOR] <= 0.0 and not plan.preset.rerank:
+            return None
+        return self.engine.embedder.encode([plan.content, *plan.subqueries])
+
+    def _filter_params(self, request: RecallRequest) -> dict[str, Any]:
+        f = request.filters
+        stages = None
+        if f.stages is not None:
+            stages = list(
+                dict.fromkeys(
+                    v for s in f.stages for v in (s, "label:" + " ".join(s.split()).casefold())
+                )
+            )
+        return {
+            "statuses": list(
+                WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES
+            ),
+            "time_from": _utc(f.time_from),
+            "time_to": _utc(f.time_to),
+            "roles": f.roles,
+            "speakers": [s.casefold() for s in f.speakers] if f.speakers is not None else None,
+            "kinds": f.kinds,
+            "stages": stages,
+            "sessions": f.sessions,
+            "tags": f.tags,
+            "exclude_ids": list(f.exclude_ids or []),
+        }
+
+    def _candidates(
+        self,
+        space: str,
+        request: RecallRequest,
+        plan: _Plan,
+        vectors: np.ndarray | None,
+        profile: _Profile,
+    ) -> dict[str, _Candidate]:
+        cfg = self.config
+        per = cfg.candidates_per_signal
+        selectivity = profile.size / profile.total
+        use_vector = vectors is not None and plan.weights[SIGNAL_VECTOR] > 0.0
+        embeddings = [v.tolist() for v in vectors] if use_vector and vectors is not None else []
+        exact = cfg.use_exact_scan(profile.size)
+        vector_k = per[SIGNAL_VECTOR]
+        context_k = 0
+        if cfg.context_signals_add_candidates and (
+            plan.weights[SIGNAL_HEAT] > 0.0 or plan.weights[SIGNAL_RECENCY] > 0.0
+        ):
+            context_k = max(per[SIGNAL_HEAT], per[SIGNAL_RECENCY])
+        fulltext_k = per[SIGNAL_FULLTEXT]
+        params = {
+            "space": space,
+            **self._filter_params(request),
+            "embeddings": embeddings,
+            "exact": exact,
+            "vector_k": vector_k,
+            "vector_fetch": cfg.vector_fetch_size(
+                vector_k, space_size=profile.size, filter_selectivity=selectivity
+            ),
+            "fulltext": plan.fulltext,
+            "fulltext_k": fulltext_k,
+            "fulltext_fetch": min(
+                cfg.fulltext_overfetch_max,
+                max(
+                    fulltext_k,
+                    math.ceil(
+                        fulltext_k
+                        * cfg.vector_overfetch_factor
+                        / max(cfg.min_filter_selectivity, selectivity)
+                    ),
+                ),
+            ),
+            "entity_keys": plan.entity_keys,
+            "entity_k": per[SIGNAL_ENTITY],
+            "context_k": context_k,
+        }
+        rows = self.engine.store.read("recall/candidates", **params)
+        pool = self._parse_candidates(rows)
+        # Adaptive over-fetch: the approximate index is searched globally and post-filtered;
+        # when the space's share came back short, ask again (vector only) with a larger k.
+        attempt = 0
+        while embeddings and not exact:
+            got = sum(1 for c in pool.values() if SIGNAL_VECTOR in c.raw)
+            fetch = params["vector_fetch"]
+            if got >= min(vector_k, profile.size) or fetch >= cfg.vector_overfetch_max:
+                break
+            attempt += 1
+            params.update(
+                fulltext=None,
+                entity_keys=[],
+                context_k=0,
+                vector_fetch=cfg.vector_fetch_size(
+                    vector_k,
+                    space_size=profile.size,
+                    filter_selectivity=selectivity,
+                    attempt=attempt,
+                ),
+            )
+            for item_id, cand in self._parse_candidates(
+                self.engine.store.read("recall/candidates", **params)
+            ).items():
+                if item_id in pool:
+                    pool[item_id].raw.update(cand.raw)
+                else:
+                    pool[item_id] = cand
+        return pool
+
+    @staticmethod
+    def _parse_candidates(rows: list[dict[str, Any]]) -> dict[str, _Candidate]:
+        pool: dict[str, _Candidate] = {}
+        for r in rows:
+            cand = _Candidate(
+                id=r["id"],
+                text=r["text"] or "",
+                speaker=r["speaker"],
+                role=r["role"],
+                kind=r["kind"],
+                session_id=r["session_id"],
+                turn_index=r["turn_index"],
+                stage_id=r["stage_id"],
+                event_time=_native(r["event_time"]),
+                ingested_at=_native(r["ingested_at"]),
+                heat=r["heat"],
+                last_access=_native(r["last_access"]),
+            )
+            for hit in r["hits"]:
+                signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])
+                name = f"{signal}:{qi}" if signal == SIGNAL_VECTOR and qi > 0 else signal
+                if name not in cand.raw or score > cand.raw[name]:
+                    cand.raw[name] = score
+            pool[cand.id] = cand
+        return pool
+
+    def _embeddings(self, space: str, ids: list[str]) -> dict[str, np.ndarray]:
+        rows = self.engine.store.read("recall/embeddings", space=space, ids=ids)
+        return {
+            r["id"]: np.asarray(r["embedding"], dtype=np.float32)
+            for r in rows
+            if r["embedding"] is not None
+        }
+
+    def _touch(self, space: str, ids: list[str], pool: dict[str, _Candidate]) -> None:
+        cfg = self.config
+        now = datetime.now(UTC)
+        rows = []
+        for item_id in ids:
+            c = pool[item_id]
+            since = c.last_access or c.ingested_at or now
+            rows.append(
+                {
+                    "id": item_id,
+                    "heat": touch(
+                        c.heat if c.heat is not None else 0.0,
+                        since,
+                        now,
+                        decay_rate=cfg.heat_decay_rate_per_day,
+                        floor=cfg.heat_floor,
+                        boost=cfg.heat_access_boost,
+                    ),
+                }
+            )
+        self.engine.store.write("recall/touch", space=space, rows=rows, now=now)
+
+    # ------------------------------------------------------------------ pure stages
+
+    def _rankings(self, pool: dict[str, _Candidate], plan: _Plan) -> dict[str, list[str]]:
+        """Per-signal rankings (best first; ties by id for determinism)."""
+        cfg = self.config
+        by_name: dict[str, list[tuple[float, str]]] = {}
+        for c in pool.values():
+            for name, score in c.raw.items():
+                if name in (SIGNAL_HEAT, SIGNAL_RECENCY):
+                    continue  # recomputed below from the stored values
+                by_name.setdefault(name, []).append((score, c.id))
+        rankings = {
+            name: [item_id for _, item_id in sorted(items, key=lambda p: (-p[0], p[1]))]
+            for name, items in by_name.items()
+        }
+        # Heat and recency rank the pool (content candidates, plus their own ones when
+        # configured); a signal that hardly varies over the pool says nothing and is dropped.
+        own = (SIGNAL_HEAT, SIGNAL_RECENCY)
+        content = [c for c in pool.values() if any(n not in own for n in c.raw)]
+        members = list(pool.values()) if cfg.context_signals_add_candidates else content
+        context: dict[str, list[tuple[float, str]]] = {SIGNAL_HEAT: [], SIGNAL_RECENCY: []}
+        half_life = timedelta(days=cfg.recency_half_life_days)
+        for c in members:
+            if plan.weights[SIGNAL_HEAT] > 0.0 and c.heat is not None:
+                since = c.last_access or c.ingested_at
+                heat = (
+                    effective_heat(
+                        c.heat, since, plan.now, cfg.heat_decay_rate_per_day, cfg.heat_floor
+                    )
+                    if since is not None
+                    else c.heat
+                )
+                context[SIGNAL_HEAT].append((heat, c.id))
+            if plan.weights[SIGNAL_RECENCY] > 0.0 and c.event_time is not None:
+                recency = recency_score(c.event_time, plan.now, half_life)
+                context[SIGNAL_RECENCY].append((recency, c.id))
+        for name, items in context.items():
+            if len(items) < 2:
+                continue
+            values = [v for v, _ in items]
+            if max(values) - min(values) < cfg.min_signal_spread:
+                continue
+            rankings[name] = [i for _, i in sorted(items, key=lambda p: (-p[0], p[1]))]
+        return rankings
+
+    def _fuse(
+        self, pool: dict[str, _Candidate], plan: _Plan, explain: bool
+    ) -> tuple[list[tuple[str, float]], dict[str, dict[str, Any]], float | None]:
+        """Fused ranking, explain details, and the share of the best content matches (before
+        the speaker boost) said by a speaker the query names (``None``: it names none)."""
+        cfg = self.config
+        rankings = self._rankings(pool, plan)
+        weights = dict(plan.weights)
+        for name in rankings:
+            if name.startswith(SIGNAL_VECTOR + ":"):
+                weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.subquery_weight
+        fused = weighted_rrf(rankings, weights, cfg.rrf_k)
+        ranked = [(f.id, f.score) for f in fused]
+        boosts: dict[str, dict[str, float]] = {}
+        if plan.windows:
+            in_window = {
+                c.id
+                for c in pool.values()
+                if c.event_time is not None and any(w.contains(c.event_time) for w in plan.windows)
+            }
+            if in_window:
+                ranked = temporal_boost(ranked, in_window, cfg.temporal_boost_factor)
+                for item_id in in_window:
+                    boosts.setdefault(item_id, {})["time"] = cfg.temporal_boost_factor
+        speaker_match = None
+        if plan.query_speakers:
+            named = {s.casefold() for s in plan.query_speakers}
+            spoken = {c.id for c in pool.values() if (c.speaker or "").casefold() in named}
+            top = ranked[: cfg.abstention.speaker_top_n]
+            if top:
+                speaker_match = sum(1 for i, _ in top if i in spoken) / len(top)
+            if spoken:
+                ranked = temporal_boost(ranked, spoken, cfg.speaker_boost_factor)
+                for item_id in spoken:
+                    boosts.setdefault(item_id, {})["speaker"] = cfg.speaker_boost_factor
+        details: dict[str, dict[str, Any]] = {}
+        if explain:
+            for f in fused:
+                c = pool[f.id]
+                details[f.id] = {
+                    "signals": {
+                        name: {
+                            "rank": rank,
+                            "score": self._explain_score(name, c),
+                            "weight": weights.get(name, 0.0),
+                            "contribution": f.contributions.get(name, 0.0),
+                        }
+                        for name, rank in f.ranks.items()
+                    },
+                    "fused": f.score,
+                    "boosts": boosts.get(f.id, {}),
+                }
+        return ranked, details, speaker_match
+
+    def _explain_score(self, name: str, c: _Candidate) -> float | None:
+        if name == SIGNAL_VECTOR or name.startswith(SIGNAL_VECTOR + ":"):
+            return _cosine_from_neo4j(c.raw[name])
+        if name == SIGNAL_HEAT:
+            return c.heat
+        if name == SIGNAL_RECENCY:
+            return None if c.event_time is None else c.event_time.timestamp()
+        return c.raw.get(name)
+
+    def _rerank(
+        self,
+        space: str,
+        plan: _Plan,
+        order: list[str],
+        scores: dict[str, float],
+        pool: dict[str, _Candidate],
+        vectors: np.ndarray | None,
+        explain: dict[str, dict[str, Any]],
+    ) -> tuple[list[str], dict[str, float]]:
+        """Rerank the head of the list: the cross-encoder when loaded, else the context
+        reranker (a turn with its neighbours), blended with the fused score."""
+        cfg = self.config
+        window = order[: cfg.rerank_window]
+        reranker = self.engine.models.reranker
+        if reranker is not None:
+            raw = reranker.score(plan.content, [pool[i].text for i in window])
+            rerank_scores = dict(zip(window, raw, strict=True))
+            weight, method = cfg.rerank_weight, "cross_encoder"
+        elif cfg.fallback_reranker == "context" and vectors is not None:
+            rows = self.engine.store.read(
+                "recall/context",
+                space=space,
+                ids=window,
+                embedding=vectors[0].tolist(),
+                window=cfg.context_window,
+            )
+            rerank_scores = context_scores(
+                {r["id"]: _cosine_from_neo4j(r["score"]) for r in rows},
+                {
+                    r["id"]: [
+                        (int(n["distance"]), _cosine_from_neo4j(n["score"]))
+                        for n in r["neighbours"]
+                        if n is not None
+                    ]
+                    for r in rows
+                },
+                cfg.context_weight,
+                cfg.context_window,
+            )
+            weight, method = cfg.context_rerank_weight, "context"
+        else:
+            return order, scores
+        blended = blend_rerank([(i, scores[i]) for i in order], rerank_scores, weight)
+        for b in blended:
+            if b.id in explain:
+                explain[b.id]["rerank"] = {
+                    "method": method,
+                    "score": rerank_scores.get(b.id),
+                    "normalised": b.rerank_norm,
+                    "blended": b.score,
+                }
+        return [b.id for b in blended], {b.id: b.score for b in blended}
+
+    def _select(
+        self,
+        plan: _Plan,
+        order: list[str],
+        scores: dict[str, float],
+        embeddings: dict[str, np.ndarray],
+        explain: dict[str, dict[str, Any]],
+    ) -> list[str]:
+        head = order
+        dims = self.engine.embedder.dimensions
+        matrix = np.zeros((len(head), dims), dtype=np.float64)
+        for row, item_id in enumerate(head):
+            emb = embeddings.get(item_id)
+            if emb is not None and emb.shape == (dims,):
+                matrix[row] = emb
+        picks = mmr_select(head, [scores[i] for i in head], matrix, plan.k, self.config.mmr_lambda)
+        for p in picks:
+            if p.id in explain:
+                explain[p.id]["selection"] = {
+                    "relevance": p.relevance,
+                    "penalty": p.penalty,
+                    "gain": p.gain,
+                    "rank": p.rank,
+                }
+        return [p.id for p in picks]
+
+    @staticmethod
+    def _time_order(ids: list[str], pool: dict[str, _Candidate]) -> list[str]:
+        far_past = datetime.min.replace(tzinfo=UTC)
+        return sorted(
+            ids,
+            key=lambda i: (
+                pool[i].event_time or far_past,
+                pool[i].session_id or "",
+                pool[i].turn_index if pool[i].turn_index is not None else -1,
+            ),
+        )
+
+    def _abstain(
+        self,
+        plan: _Plan,
+        pool: dict[str, _Candidate],
+        final_ids: list[str],
+        speaker_match: float | None,
+    ) -> AbstentionDecision:
+        vector_hits = [c.raw[SIGNAL_VECTOR] for c in pool.values() if SIGNAL_VECTOR in c.raw]
+        fulltext_hits = [c.raw[SIGNAL_FULLTEXT] for c in pool.values() if SIGNAL_FULLTEXT in c.raw]
+        rankings = self._rankings(pool, plan)
+        inputs = AbstentionInputs(
+            top_vector_similarity=_cosine_from_neo4j(max(vector_hits)) if vector_hits else None,
+            top_fulltext_score=(
+                max(fulltext_hits) if fulltext_hits else (0.0 if plan.fulltext else None)
+            ),
+            keyword_coverage=keyword_coverage(plan.keywords, (pool[i].text for i in final_ids)),
+            candidate_count=len(pool),
+            signal_agreement=top_overlap(
+                rankings.get(SIGNAL_VECTOR, []),
+                rankings.get(SIGNAL_FULLTEXT, []),
+                self.config.abstention.agreement_top_n,
+            ),
+            speaker_match=speaker_match,
+        )
+        return decide_abstention(inputs, self.config.abstention)
+
+    @staticmethod
+    def _hit(
+        c: _Candidate, score: float, explain: dict[str, Any] | None, embedding: np.ndarray | None
+    ) -> RecallHit:
+        return RecallHit(
+            id=c.id,
+            content=c.text,
+            score=float(score),
+            session_id=c.session_id,
+            stage_id=c.stage_id,
+            time=c.event_time,
+            speaker=c.speaker,
+            role=c.role,
+            explain=explain,
+            embedding=embedding,
+        )

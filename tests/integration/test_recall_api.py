@@ -1,0 +1,371 @@
+"""Issue 4: recall over HTTP and through the service, against a real Neo4j.
+
+One small conversation (two sessions, two speakers, two stages) plus two tagged notes is
+ingested once per module into its own spaces; every test reads it (tests that write restore
+what they changed).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
+from pipelines.recall.presets import PRESETS
+from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+
+S1_START = datetime(2023, 3, 10, 9, 0, tzinfo=UTC)
+S2_START = datetime(2023, 6, 20, 18, 30, tzinfo=UTC)
+
+S1 = [  # (speaker, role, content)
+    ("Alice", "user", "Hi Bob! Last weekend I finally adopted a golden retriever puppy, "
+     "her name is Biscuit."),
+    ("Bob", "assistant", "Congratulations! How is she settling in at your flat?"),
+    ("Alice", "user", "She chews everything, especially my running shoes, but she is sweet."),
+    ("Bob", "assistant", "I started cello lessons in January; my teacher says my bowing is "
+     "getting better."),
+    ("Alice", "user", "My sister Carol works as a marine biologist in Lisbon, studying how "
+     "octopuses solve puzzles."),
+]  # fmt: skip
+S2 = [
+    ("Bob", "assistant", "We are planning a hiking trip to the Dolomites in August with my "
+     "brother."),
+    ("Alice", "user", "Big news: I switched jobs, I now work as a data engineer at Zentrix "
+     "building streaming pipelines with Kafka."),
+    ("Bob", "assistant", "My favourite dish to cook on weekends is mushroom risotto with "
+     "parmesan."),
+    ("Alice", "user", "For the record, the quarterly budget line uses the code XQ-7734-ALPHA."),
+    ("Bob", "assistant", "Good to know, I will put it in my planning spreadsheet."),
+]  # fmt: skip
+
+
+def _sessions(prefix: str) -> list[SessionIn]:
+    def turns(rows):
+        return [TurnIn(role=r, content=c, speaker=s) for s, r, c in rows]
+
+    return [
+        SessionIn(f"{prefix}s1", turns(S1), started_at=S1_START, stage="spring"),
+        SessionIn(f"{prefix}s2", turns(S2), started_at=S2_START, stage="summer"),
+    ]
+
+
+NOTES = [
+    MemoryIn(
+        content="Alice is allergic to penicillin.",
+        id="note-allergy",
+        tags=["health"],
+        time=datetime(2023, 4, 1, tzinfo=UTC),
+    ),
+    MemoryIn(
+        content="Bob prefers answers in bullet points.",
+        id="note-format",
+        tags=["preferences"],
+        time=datetime(2023, 4, 2, tzinfo=UTC),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def conv(client, engine):
+    """Space A holds the conversation (ids a-s1#0 ...) and the notes; space B holds the same
+    conversation under other session ids (b-s1#0 ...)."""
+    ingestor = Ingestor(engine)
+    a, b = f"ra-{uuid.uuid4().hex[:8]}", f"rb-{uuid.uuid4().hex[:8]}"
+    for sid in (a, b):
+        assert client.post("/v1/spaces", json={"id": sid}).status_code == 201
+    ingestor.ingest_sessions(a, _sessions("a-"))
+    ingestor.add_memories(a, NOTES)
+    ingestor.ingest_sessions(b, _sessions("b-"))
+    yield {"a": a, "b": b}
+    for sid in (a, b):
+        client.delete(f"/v1/spaces/{sid}")
+
+
+@pytest.fixture(scope="module")
+def recaller(engine):
+    return Recaller(engine)
+
+
+def recall(client, space, query, **body):
+    r = client.post(f"/v1/spaces/{space}/recall", json={"query": query, "touch": False, **body})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def ids(body):
+    return [h["id"] for h in body["results"]]
+
+
+# ----------------------------------------------------------------------------- relevance
+
+
+def test_paraphrase_ranks_the_relevant_memory_first(client, conv):
+    body = recall(client, conv["a"], "Which musical instrument is Bob learning to play?")
+    assert ids(body)[0] == "a-s1#3"
+    body = recall(client, conv["a"], "What kind of dog did Alice get?")
+    assert ids(body)[0] == "a-s1#0"
+    assert body["abstain"] is False
+    assert body["complete"] is True
+    assert body["candidates"] >= len(body["results"]) > 0
+
+
+def test_every_preset_answers(client, conv):
+    for preset in PRESETS:
+        body = recall(client, conv["a"], "Where does Alice work now?", preset=preset, k=3)
+        assert "a-s2#1" in ids(body), preset
+
+
+def test_fulltext_only_finds_a_rare_keyword(client, conv):
+    body = recall(client, conv["a"], "XQ-7734-ALPHA", preset="fulltext", k=3)
+    assert ids(body)[0] == "a-s2#3"
+    body = recall(client, conv["a"], "Zentrix", preset="fulltext", k=3)
+    assert ids(body) == ["a-s2#1"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'AND OR "unbalanced ( ] ~ \\ /',
+        "cello AND (",
+        "title:cello* OR ~ ^2 {x TO y]",
+        "NOT",
+        '"',
+        "\\",
+        "&& || ! + -",
+        "?*",
+    ],
+)
+def test_lucene_syntax_never_breaks_fulltext(client, conv, query):
+    for preset in ("fulltext", "full"):
+        r = client.post(
+            f"/v1/spaces/{conv['a']}/recall",
+            json={"query": query, "touch": False, "preset": preset},
+        )
+        assert r.status_code == 200, (query, preset, r.text)
+
+
+def test_lucene_operators_are_searched_as_words(client, conv):
+    body = recall(client, conv["a"], "cello AND (", preset="fulltext", k=3)
+    assert ids(body)[0] == "a-s1#3"
+
+
+# ----------------------------------------------------------------------------- filters
+
+
+def test_time_range_filter(client, conv):
+    body = recall(
+        client,
+        conv["a"],
+        "What did they talk about?",
+        k=20,
+        filters={"time_from": "2023-06-01T00:00:00Z", "time_to": "2023-12-31T00:00:00Z"},
+    )
+    assert ids(body) and all(i.startswith("a-s2#") for i in ids(body))
+    body = recall(
+        client, conv["a"], "hiking trip", k=20, filters={"time_to": "2023-03-31T00:00:00Z"}
+    )
+    assert ids(body) and all(i.startswith("a-s1#") for i in ids(body))
+
+
+def test_speaker_role_stage_session_kind_tag_filters(client, conv):
+    a = conv["a"]
+    body = recall(client, a, "pets and jobs", k=20, filters={"speakers": ["bob"]})
+    assert body["results"] and {h["speaker"] for h in body["results"]} == {"Bob"}
+    body = recall(client, a, "pets and jobs", k=20, filters={"roles": ["user"]})
+    assert body["results"] and {h["role"] for h in body["results"]} == {"user"}
+    body = recall(client, a, "pets and jobs", k=20, filters={"stages": ["summer"]})
+    assert body["results"] and all(i.startswith("a-s2#") for i in ids(body))
+    body = recall(client, a, "pets and jobs", k=20, filters={"sessions": ["a-s1"]})
+    assert body["results"] and all(i.startswith("a-s1#") for i in ids(body))
+    body = recall(client, a, "allergy medicine", k=20, filters={"kinds": ["note"]})
+    assert set(ids(body)) == {"note-allergy", "note-format"}
+    body = recall(client, a, "allergy medicine", k=20, filters={"tags": ["health"]})
+    assert ids(body) == ["note-allergy"]
+
+
+def test_filters_combine_and_can_exclude_everything(client, conv):
+    body = recall(client, conv["a"], "cello", filters={"speakers": ["Alice"], "sessions": ["a-s1"]})
+    assert {h["speaker"] for h in body["results"]} <= {"Alice"}
+    assert "a-s1#3" not in ids(body)
+    body = recall(client, conv["a"], "cello", filters={"speakers": ["nobody"]})
+    assert body["results"] == [] and body["abstain"] is True
+    assert body["abstain_reason"] == "no_candidates"
+
+
+def test_include_superseded(client, conv, engine):
+    a = conv["a"]
+    engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="superseded")
+    try:
+        assert "a-s1#3" not in ids(recall(client, a, "cello lessons", k=20))
+        body = recall(client, a, "cello lessons", include_superseded=True)
+        assert ids(body)[0] == "a-s1#3"
+        engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="merged")
+        assert "a-s1#3" not in ids(recall(client, a, "cello lessons", include_superseded=True))
+    finally:
+        engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="active")
+
+
+# ----------------------------------------------------------------------------- heat
+
+
+def _state(engine, space, mid):
+    return engine.store.read("recall/testing_memory_state", space=space, ids=[mid])[0]
+
+
+def test_touch_false_has_no_side_effects_and_touch_true_counts_an_access(client, conv, engine):
+    a, mid = conv["a"], "a-s1#4"
+    engine.store.write("recall/testing_set_heat", space=a, id=mid, heat=0.5)
+    before = _state(engine, a, mid)
+    body = recall(client, a, "marine biologist sister octopus", k=1)
+    assert ids(body) == [mid]
+    assert _state(engine, a, mid) == before
+    r = client.post(
+        f"/v1/spaces/{a}/recall", json={"query": "marine biologist sister octopus", "k": 1}
+    )
+    assert r.status_code == 200 and ids(r.json()) == [mid]
+    after = _state(engine, a, mid)
+    assert after["access_count"] == (before["access_count"] or 0) + 1
+    assert after["last_access"] is not None and before["last_access"] is None
+    assert 0.5 < after["heat"] <= 1.0
+
+
+# ----------------------------------------------------------------------------- the rest
+
+
+def test_deadline_returns_partial_results(client, conv):
+    body = recall(client, conv["a"], "What kind of dog did Alice get?", deadline_ms=1)
+    assert body["complete"] is False
+    assert body["results"]
+    assert "rerank" not in body["timings_ms"] and "select" not in body["timings_ms"]
+
+
+def test_explain_and_timings(client, conv):
+    body = recall(client, conv["a"], "What kind of dog did Alice get?", explain=True)
+    top = body["results"][0]
+    ex = top["explain"]
+    assert ex["signals"]["vector"]["rank"] >= 1
+    assert -1.0 <= ex["signals"]["vector"]["score"] <= 1.0
+    assert ex["fused"] > 0
+    assert ex["rerank"]["method"] in {"context", "cross_encoder"}
+    assert "penalty" in ex["selection"]
+    assert body["intent"] in {"semantic", "entity", "preference"}
+    for stage in ("understand", "embed", "candidates", "fuse", "total"):
+        assert body["timings_ms"][stage] >= 0
+    plain = recall(client, conv["a"], "What kind of dog did Alice get?")
+    assert plain["results"][0]["explain"] is None
+
+
+def test_abstains_on_something_never_mentioned(client, conv):
+    body = recall(client, conv["a"], "Which cryptocurrency exchange does the landlord use?")
+    assert body["abstain"] is True
+    assert body["abstain_reason"]
+    assert body["results"]  # still returns what it found
+    assert recall(client, conv["a"], "What is the name of Alice's puppy?")["abstain"] is False
+
+
+def test_space_isolation(client, conv):
+    # B holds the same conversation as A (under b- ids) but not A's notes.
+    for query in ("What kind of dog did Alice get?", "cello", "XQ-7734-ALPHA", "Alice"):
+        for preset in PRESETS:
+            body = recall(client, conv["b"], query, preset=preset, k=20)
+            assert all(i.startswith("b-") for i in ids(body)), (query, preset)
+            assert body["candidates"] <= len(S1) + len(S2)
+        assert ids(recall(client, conv["b"], query, k=20))
+    body = recall(client, conv["b"], "allergic to penicillin", k=20)
+    assert "note-allergy" not in ids(body)
+
+
+def test_speaker_named_in_the_query(client, conv):
+    body = recall(client, conv["a"], "What does Bob like to cook?", k=3)
+    assert ids(body)[0] == "a-s2#2"
+    assert body["results"][0]["speaker"] == "Bob"
+
+
+def test_event_order_questions_come_back_in_time_order(client, conv):
+    body = recall(
+        client,
+        conv["a"],
+        "In what order did Alice adopt a puppy and switch jobs?",
+        k=5,
+    )
+    assert body["intent"] == "event_order"
+    times = [h["time"] for h in body["results"]]
+    assert times == sorted(times)
+
+
+def test_service_interface_with_embeddings(conv, recaller):
+    resp = recaller.recall(
+        conv["a"],
+        RecallRequest(
+            query="golden retriever",
+            k=3,
+            touch=False,
+            filters=RecallFilters(exclude_ids=["a-s1#0"]),
+        ),
+        with_embeddings=True,
+    )
+    assert resp.results and "a-s1#0" not in [h.id for h in resp.results]
+    for hit in resp.results:
+        assert isinstance(hit.embedding, np.ndarray) and hit.embedding.shape == (384,)
+        assert hit.time is not None and hit.time.tzinfo is not None
+    plain = recaller.recall(conv["a"], RecallRequest(query="golden retriever", touch=False))
+    assert all(h.embedding is None for h in plain.results)
+
+
+def test_time_expression_boosts_the_window(recaller, conv):
+    now = datetime(2023, 7, 1, tzinfo=UTC)
+    resp = recaller.recall(
+        conv["a"],
+        RecallRequest(query="What did Bob say in March?", touch=False, now=now, explain=True),
+    )
+    assert resp.results[0].id.startswith("a-s1#")
+    assert resp.results[0].explain["boosts"].get("time")
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   \n\t "}, "query"),
+        ({"query": "x" * 2001}, "query"),
+        ({"query": "dog", "k": 0}, "k"),
+        ({"query": "dog", "k": 101}, "k"),
+        ({"query": "dog", "filters": {"bogus": 1}}, "filters.bogus"),
+        ({"query": "dog", "filter": {}}, "filter"),
+        ({"query": "dog", "preset": "magic"}, "preset"),
+        ({"query": "dog", "deadline_ms": 0}, "deadline_ms"),
+    ],
+)
+def test_bad_input_is_422_naming_the_field(client, conv, body, field):
+    r = client.post(f"/v1/spaces/{conv['a']}/recall", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == field
+
+
+def test_missing_query_is_422(client, conv):
+    r = client.post(f"/v1/spaces/{conv['a']}/recall", json={"k": 3})
+    assert r.status_code == 422
+    assert r.json()["error"]["code"] == "invalid_input"
+    assert r.json()["error"]["message"].endswith("Field required")
+
+
+def test_inverted_time_range_is_422(client, conv):
+    r = client.post(
+        f"/v1/spaces/{conv['a']}/recall",
+        json={
+            "query": "dog",
+            "filters": {"time_from": "2023-07-01T00:00:00Z", "time_to": "2023-01-01T00:00:00Z"},
+        },
+    )
+    assert r.status_code == 422 and r.json()["error"]["field"] == "filters.time_from"
+
+
+def test_unknown_space_is_404(client):
+    r = client.post("/v1/spaces/no-such-space-xyz/recall", json={"query": "dog"})
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
