@@ -242,15 +242,25 @@ def _leiden(ctx: JobContext, active: int) -> dict[str, int]:
             return {}
         ctx.counts["graph_nodes"] = projected[0]["nodes"]
         ctx.counts["graph_relationships"] = projected[0]["relationships"]
-        rows = ctx.store.read(
-            "consolidate/community_leiden",
-            graph=graph,
-            seed=cfg.random_seed,
+        # The algorithm runs through the official graphdatascience client.
+        gds = ctx.engine.gds
+        frame = gds.leiden.stream(
+            gds.graph.get(graph),
+            relationship_weight_property="weight",
+            random_seed=cfg.random_seed,
             concurrency=cfg.concurrency,
             gamma=cfg.gamma,
             theta=cfg.theta,
             tolerance=cfg.tolerance,
             max_levels=cfg.max_levels,
+            log_progress=False,
+        )
+        rows = ctx.store.read(
+            "consolidate/community_units_of_nodes",
+            rows=[
+                {"node": int(n), "community": int(c)}
+                for n, c in zip(frame["nodeId"], frame["communityId"], strict=True)
+            ],
         )
         return {r["unit"]: int(r["community"]) for r in rows}
     finally:

@@ -88,7 +88,7 @@ class DecayConfig(BaseModel):
     late_replays: int = Field(default=1, ge=0)
     consolidated_replays: int = Field(default=3, ge=0)
     congruent_replays: int = Field(default=1, ge=0)
-    min_change: float = Field(default=0.005, ge=0.0, le=1.0)
+    min_change: float = Field(default=0.02, ge=0.0, le=1.0)
     """A memory is rewritten only when its stage changes or its heat snapshot moves this much."""
     batch_size: int = Field(default=5_000, ge=1)
 

@@ -347,9 +347,12 @@ def run(ctx: JobContext) -> None:
     watermark = head["watermark"]
     db_now = _native(head["now"])
     blocked = _blocked(head["undone"])
+    sizes = ctx.store.read("consolidate/merge_counts", space=ctx.space, watermark=watermark)[0]
+    ctx.counts["checked"] = sizes["fresh"]
+    ctx.counts["compared_with"] = sizes["active"]
+    if not sizes["fresh"]:
+        return  # nothing new since the last run: every pair was already considered
     rows = ctx.store.read("consolidate/merge_rows", space=ctx.space, watermark=watermark)
-    ctx.counts["checked"] = sum(1 for r in rows if r["fresh"])
-    ctx.counts["compared_with"] = len(rows)
     records = [
         lexical_record(
             r["id"],
@@ -363,7 +366,7 @@ def run(ctx: JobContext) -> None:
         )
         for r in rows
     ]
-    pairs = lexical_pairs(records, cfg.lexical) if ctx.counts["checked"] else set()
+    pairs = lexical_pairs(records, cfg.lexical)
     ctx.counts["candidate_pairs"] = len(pairs)
     ctx.checkpoint("merge:candidates")
     by_id = {r["id"]: r for r in rows}
