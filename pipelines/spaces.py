@@ -11,6 +11,8 @@ from pipelines.graph import GraphStore
 
 SPACE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 PURGE_BATCH = 5000
+# In-memory GDS graphs are named "<prefix><space>/<version>" (see pipelines/consolidate).
+PROJECTION_PREFIXES = ("mnemograph/entities/", "mnemograph/communities/")
 
 
 def validate_space_id(space: str, field: str = "space") -> str:
@@ -82,4 +84,7 @@ def delete(store: GraphStore, space: str) -> dict[str, int]:
     while store.write("spaces/purge_batch", space=space, batch=PURGE_BATCH)[0]["deleted"]:
         pass
     store.write("spaces/delete", space=space)
+    store.write(
+        "spaces/drop_projections", prefixes=[f"{p}{space}/" for p in PROJECTION_PREFIXES]
+    )
     return before

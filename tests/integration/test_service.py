@@ -66,3 +66,23 @@ def test_errors_name_the_field(client):
         "/v1/spaces", content=b"{not json", headers={"content-type": "application/json"}
     )
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input"
+
+
+def test_deleting_a_space_drops_its_projections(client, engine):
+    from pipelines import spaces
+    from pipelines.consolidate import communities, upkeep
+
+    assert set(spaces.PROJECTION_PREFIXES) == {
+        upkeep.ENTITY_GRAPH_PREFIX,
+        communities.GRAPH_PREFIX,
+    }
+    sid = f"proj-{uuid.uuid4().hex[:8]}"
+    client.post("/v1/spaces", json={"id": sid})
+    client.post(
+        f"/v1/spaces/{sid}/memories",
+        json={"memories": [{"content": "Jon met Gina in Paris and they talked about Rome."}]},
+    )
+    name = upkeep.ensure_entity_projection(engine, sid)
+    assert name and bool(engine.gds.graph.exists(name))
+    client.delete(f"/v1/spaces/{sid}")
+    assert not bool(engine.gds.graph.exists(name))
