@@ -170,8 +170,23 @@ class AssemblyConfig(BaseModel):
         description="Weight of the stages ranked by the query's similarity to their schema "
         "summary (only stages whose summary is built take part).",
     )
+    stage_confidence_floor: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=1.0,
+        description="An inferred stage's confidence is its relative vote margin over the "
+        "runner-up, (best - second) / best. At or below this floor the current stage keeps "
+        "only its minimum items and its budget share goes to related context (Phase 2).",
+    )
+    stage_confidence_full: float = Field(
+        default=0.6,
+        gt=0.0,
+        le=1.0,
+        description="Relative vote margin from which an inferred stage gets its full share; "
+        "in between the share scales linearly. A stage the caller names always gets it.",
+    )
     related_ppr_weight: float = Field(
-        default=1.0,
+        default=0.5,
         ge=0.0,
         description="Phase 2 ranks other-stage memories by weighted reciprocal-rank fusion of "
         "their PPR mass (this weight) and their rank in whole-space recall "

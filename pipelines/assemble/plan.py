@@ -44,12 +44,14 @@ __all__ = [
     "PromptBudget",
     "StageSpan",
     "build_template",
+    "confident_split",
     "order_stages_by_distance",
     "plan_phase_counts",
     "prompt_budget",
     "render_schema",
     "seed_groups",
     "short_time",
+    "stage_confidence",
     "stage_evidence",
     "vote_stages",
 ]
@@ -315,6 +317,30 @@ def vote_stages(
         scores=votes,
         reasoning=reasoning,
     )
+
+
+def stage_confidence(
+    choice: StageChoice, config: AssemblyConfig = DEFAULT_ASSEMBLY_CONFIG
+) -> float:
+    """How sure the vote is, in [0, 1]: the relative margin ``(best - runner_up) / best``
+    (1 without a runner-up) mapped linearly from ``stage_confidence_floor`` (0) to
+    ``stage_confidence_full`` (1).  A fallback choice (no evidence) has confidence 0."""
+    if choice.stage is None or choice.fallback or not choice.score:
+        return 0.0
+    margin = 1.0 if choice.margin is None else max(0.0, choice.margin) / choice.score
+    low, full = config.stage_confidence_floor, config.stage_confidence_full
+    if full <= low:
+        return 1.0 if margin >= full else 0.0
+    return min(1.0, max(0.0, (margin - low) / (full - low)))
+
+
+def confident_split(split: Sequence[float], confidence: float) -> tuple[float, float, float]:
+    """The phase split with the current stage's share scaled by ``confidence``; what it gives
+    up goes to related context (Phase 2).  Still sums to 1."""
+    if len(split) != 3:
+        raise ValueError("split has three parts")
+    c = min(1.0, max(0.0, confidence))
+    return (split[0] * c, split[1] + split[0] * (1.0 - c), split[2])
 
 
 @dataclass(frozen=True, slots=True)

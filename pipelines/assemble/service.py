@@ -9,6 +9,10 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    stage by rank (``1 / (c + rank)``), plus the stages ranked by the query's similarity to the
    schema summaries already built (``schema_embedding`` index); ties go to the most recent
    stage (:func:`~pipelines.assemble.plan.vote_stages`).  Never from benchmark gold data.
+   An inferred stage is trusted in proportion to its vote margin over the runner-up
+   (:func:`~pipelines.assemble.plan.stage_confidence`): the current stage's budget share is
+   scaled by that confidence and the rest goes to related context, so a coin-flip inference
+   does not spend most of the budget on the wrong stage.  A named stage gets its full share.
 3. **Density gate** (:func:`~pipelines.assemble.stage_inference.density_gate`): small or sparse
    corpora get flat recall (said so in ``report.mode_reason``); ``flat=True`` forces it.
 4. **Phase 1**: recall restricted to the stage, oversampled (``oversample`` x the items the
@@ -70,12 +74,14 @@ from pipelines.assemble.decomposer import DecomposedPrompt, Slot, decompose
 from pipelines.assemble.plan import (
     StageSpan,
     build_template,
+    confident_split,
     order_stages_by_distance,
     plan_phase_counts,
     prompt_budget,
     render_schema,
     seed_groups,
     short_time,
+    stage_confidence,
     vote_stages,
 )
 from pipelines.assemble.ppr import (
@@ -270,6 +276,16 @@ class _MemoEmbedder:
         self.size = size
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def forget_last(self) -> None:
+        """Clear :meth:`last_first` for this thread (before a call that may not embed)."""
+        self._local.first = None
+
+    def last_first(self) -> np.ndarray | None:
+        """The first vector of this thread's latest ``encode`` call (recall's query vector
+        after a recall: reusing it spares embedding the query again)."""
+        return getattr(self._local, "first", None)
 
     @property
     def dimensions(self) -> int:
@@ -293,7 +309,9 @@ class _MemoEmbedder:
                     self._memo.popitem(last=False)
         if not texts:
             return self.inner.encode(texts)
-        return np.stack([found[t] for t in texts])
+        out = np.stack([found[t] for t in texts])
+        self._local.first = out[0]
+        return out
 
 
 class _EngineView:
@@ -520,6 +538,7 @@ class _Run:
         self.now = now
         self.clock = clock
         self.explain = request.explain
+        self._query_vector: np.ndarray | None = None
         self.report: dict[str, Any] = {
             "validity": {
                 "include_superseded": request.include_superseded,
@@ -609,18 +628,22 @@ class _Run:
         keys = [_SLOT_OF[k] for k in SECTION_KEYS]
         template, budget = self._template(keys)
         section_budget = self._section_budget(budget.content_budget)
-        shares = split_budget(section_budget, cfg.split)
-        minimums = (self._minimum(shares[0]), self._minimum(shares[1]), 0)
+        most = split_budget(section_budget, confident_split(cfg.split, 0.0))
 
         need_global = current is None or cfg.related_recall_weight > 0
-        global_hits = self._global_recall(shares[1]) if need_global and stages else []
+        global_hits = self._global_recall(most[1]) if need_global and stages else []
         self.clock.lap("global_recall")
         if current is None:
-            current, stage_report = self._infer_stage(stages, global_hits)
+            current, stage_report, confidence = self._infer_stage(stages, global_hits)
             self.clock.lap("stage_inference")
         else:
             stage_report = {"reasoning": f"named by the caller ({how})"}
+            confidence = 1.0
             stages.setdefault(current.id, current)
+        split = confident_split(cfg.split, confidence)
+        stage_report["confidence"] = round(confidence, 4)
+        shares = split_budget(section_budget, split)
+        minimums = (self._minimum(shares[0]), self._minimum(shares[1]), 0)
         self.report["stage"] = {
             "id": current.id if current else None,
             "name": current.name if current else None,
@@ -663,7 +686,7 @@ class _Run:
         plan = plan_phase_counts(
             [[i.tokens for i in items] for items in phases],
             max(0, section_budget - frames),
-            cfg.split,
+            split,
             minimums,
         )
         chosen = [items[:n] for items, n in zip(phases, plan.counts, strict=True)]
@@ -672,7 +695,7 @@ class _Run:
             self._section_text(SectionKind.RELATED_PRIOR, chosen[1], None),
             self._section_text(SectionKind.STAGE_SUMMARIES, chosen[2], None),
         )
-        fitted = fit_sections(sections, section_budget, self.est, cfg.split)
+        fitted = fit_sections(sections, section_budget, self.est, split)
         fitted_texts = (
             fitted.sections.current_stage,
             fitted.sections.related_prior,
@@ -714,6 +737,7 @@ class _Run:
             phase_reports,
             budget_report={
                 **self._budget_report(budget, section_budget),
+                "effective_split": [round(x, 4) for x in split],
                 "phase_shares": list(plan.shares),
                 "phase_planned_tokens": list(plan.tokens),
                 "phase_granted": list(fitted.allocation.granted),
@@ -757,6 +781,7 @@ class _Run:
         cfg = self.config
         related = max(cfg.max_chunks_per_phase, math.ceil(related_share / cfg.expected_item_tokens))
         k = min(self.recaller.config.max_k, max(cfg.stage_inference_hits, 2 * related))
+        self.service.embedder.forget_last()
         resp = self.recaller.recall(
             self.space,
             RecallRequest(
@@ -769,19 +794,22 @@ class _Run:
                 preset=_GLOBAL_PRESET,
             ),
         )
+        self._query_vector = self.service.embedder.last_first()
         return self._valid(resp.results)
 
     def _infer_stage(
         self, stages: dict[str, _Stage], hits: Sequence[RecallHit]
-    ) -> tuple[_Stage | None, dict[str, Any]]:
+    ) -> tuple[_Stage | None, dict[str, Any], float]:
         cfg = self.config
         if not stages:
-            return None, {"reasoning": "the space has no stages"}
+            return None, {"reasoning": "the space has no stages"}, 0.0
         evidence = [h.stage_id for h in hits[: cfg.stage_inference_hits]]
         summary: dict[str, float] = {}
         if cfg.stage_vote_weight_summaries > 0:
-            query = clean_query(self.request.query, self.recaller.config.max_query_chars)
-            embedding = self.service.embedder.encode([query])[0]
+            embedding = self._query_vector
+            if embedding is None:
+                query = clean_query(self.request.query, self.recaller.config.max_query_chars)
+                embedding = self.service.embedder.encode([query])[0]
             summary = {
                 r["stage_id"]: 2.0 * float(r["score"]) - 1.0
                 for r in self.store.read(
@@ -811,7 +839,11 @@ class _Run:
         if self.explain:
             report["scores"] = {k: round(v, 6) for k, v in choice.scores.items()}
             report["summary_similarity"] = {k: round(v, 4) for k, v in summary.items()}
-        return (stages.get(choice.stage) if choice.stage else None), report
+        return (
+            (stages.get(choice.stage) if choice.stage else None),
+            report,
+            stage_confidence(choice, cfg),
+        )
 
     # ------------------------------------------------------------------ phase 1
 

@@ -264,3 +264,25 @@ def test_vote_stages_ties_go_to_the_most_recent_and_no_evidence_falls_back() -> 
     fallback = vote_stages([None], {}, recency, config)
     assert fallback.stage == "new" and fallback.fallback and fallback.score is None
     assert vote_stages([], {}, {}, config).stage is None
+
+
+def test_stage_confidence_and_confident_split() -> None:
+    from pipelines.assemble.plan import confident_split, stage_confidence
+    from pipelines.assemble.stage_inference import StageChoice
+
+    config = AssemblyConfig(stage_confidence_floor=0.2, stage_confidence_full=0.6)
+
+    def choice(score: float | None, margin: float | None, fallback: bool = False) -> StageChoice:
+        return StageChoice(
+            "s", score, "r" if margin is not None else None, margin, False, fallback, {}, ""
+        )
+
+    assert stage_confidence(choice(1.0, None), config) == 1.0  # nobody else got a vote
+    assert stage_confidence(choice(1.0, 0.6), config) == 1.0
+    assert stage_confidence(choice(1.0, 0.4), config) == pytest.approx(0.5)
+    assert stage_confidence(choice(1.0, 0.1), config) == 0.0
+    assert stage_confidence(choice(None, None, fallback=True), config) == 0.0
+    assert confident_split((0.6, 0.3, 0.1), 1.0) == (0.6, 0.3, 0.1)
+    first, second, third = confident_split((0.6, 0.3, 0.1), 0.5)
+    assert (first, second, third) == pytest.approx((0.3, 0.6, 0.1))
+    assert sum(confident_split((0.6, 0.3, 0.1), 0.0)) == pytest.approx(1.0)
