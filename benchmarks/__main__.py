@@ -7,6 +7,7 @@
     python -m benchmarks validate --path FILE                  # check a generic-format file
     python -m benchmarks convert-locomo --out FILE             # LoCoMo → generic JSON
     python -m benchmarks report --json benchmarks/results/X.json   # re-render .md and plots
+    python -m benchmarks figures --json benchmarks/results/X.json  # tables for BENCHMARKS.md
 
 Results go to benchmarks/results/<name>.{json,md} and <name>-*.png. See BENCHMARKS.md.
 """
@@ -44,6 +45,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--budgets", nargs="+", type=int, default=list(DEFAULT_BUDGETS))
     p.add_argument("--no-context", action="store_true", help="skip the context benchmark")
+    p.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the in-memory reference baselines (exact dense, BM25)",
+    )
     p.add_argument("--context-preset", default="full", help="preset the flat baseline packs")
     p.add_argument("--flat-k", type=int, default=100, help="recall results the flat baseline packs")
     p.add_argument(
@@ -138,7 +144,10 @@ def _context_plans(engine: Any, args: argparse.Namespace) -> tuple[list, str | N
 
 
 def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int:
+    from dataclasses import replace
+
     from benchmarks import machine, reports
+    from benchmarks.baselines import REFERENCE_CONFIGS, ReferenceBaselines
     from benchmarks.instance import neo4j_for_bench, start_engine
     from benchmarks.mnemograph import (
         RECALL_PRESETS,
@@ -181,6 +190,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     started = machine.now_iso()
     load_start = machine.load_average()
     code = machine.code_version()  # the code this process loaded, before the run
+    reference_seconds = None
     t0 = time.perf_counter()
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
@@ -193,6 +203,17 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
             t_run = time.perf_counter()
             results = run_benchmark(system, dataset, options, plans, context_error)
             run_seconds = time.perf_counter() - t_run
+            if not args.no_reference and configs:
+                t_ref = time.perf_counter()
+                ref = run_benchmark(
+                    ReferenceBaselines(engine.embedder),
+                    dataset,
+                    replace(options, configs=list(REFERENCE_CONFIGS), context=False, workers=1),
+                )
+                for setting, res in ref.items():
+                    results[setting]["configs"].update(res["configs"])
+                    results[setting]["reference_seconds"] = res["seconds"]
+                reference_seconds = time.perf_counter() - t_ref
         finally:
             engine.close()
         neo_desc = neo.describe()
@@ -232,6 +253,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
             "neo4j": {**neo_desc, "version": (readiness.get("neo4j") or {}).get("version")},
             "ingest": "Ingestor.ingest_sessions, gate off",
             "recall": "Recaller.recall, touch=False, now=question_time",
+            "reference_baselines": [] if args.no_reference else list(REFERENCE_CONFIGS),
         },
         "code": code,
         "machine": {
@@ -244,6 +266,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         "durations_s": {
             "total": round(total, 1),
             "benchmark": round(run_seconds, 1),
+            "reference_baselines": round(reference_seconds, 1) if reference_seconds else None,
             **{s: r.get("seconds") for s, r in results.items()},
         },
         "summary": summary_keys(results),
@@ -344,6 +367,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_figures(args: argparse.Namespace) -> int:
+    from benchmarks import reports
+
+    for path in args.json:
+        result = json.loads(Path(path).read_text())
+        if result.get("kind") == "perf":
+            from benchmarks import perf
+
+            print(perf.perf_markdown(result, [], heading=False))
+        else:
+            print(reports.figures_markdown(result))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from benchmarks import perf
 
@@ -373,6 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("report", help="re-render markdown and plots from a result JSON")
     p.add_argument("--json", required=True)
     p.set_defaults(func=cmd_report)
+    p = sub.add_parser("figures", help="print compact markdown tables for BENCHMARKS.md")
+    p.add_argument("--json", nargs="+", required=True)
+    p.set_defaults(func=cmd_figures)
     p = sub.add_parser("perf", help="ingest throughput and latency against corpus size")
     perf.add_arguments(p)
     p.set_defaults(func=perf.main)

@@ -26,6 +26,8 @@ PRESET_LABELS: dict[str, str] = {
     "fused": "fused (RRF)",
     "fused_rerank": "fused + rerank",
     "full": "full",
+    "ref-bm25": "reference BM25 (in memory)",
+    "ref-dense": "reference dense (exact, in memory)",
 }
 
 

@@ -335,10 +335,11 @@ def latency_by_size(
 # ------------------------------------------------------------------------------- reports
 
 
-def perf_markdown(result: dict[str, Any], images: list[Path]) -> str:
+def perf_markdown(result: dict[str, Any], images: list[Path], heading: bool = True) -> str:
     from benchmarks.reports import _f, _ms, _run_header, _table
 
-    lines = [f"# Benchmark `{result['name']}` (speed)", "", *_run_header(result), ""]
+    lines = [f"# Benchmark `{result['name']}` (speed)", ""] if heading else []
+    lines += [*_run_header(result), ""]
     ing = result.get("ingest_locomo")
     if isinstance(ing, dict) and "total" in ing:
         t = ing["total"]

@@ -66,9 +66,10 @@ def _run_header(result: dict[str, Any]) -> list[str]:
     m = result.get("machine", {})
     code = result.get("code", {})
     dirty = " (uncommitted changes)" if code.get("dirty") else ""
+    note = f" — {code['note']}" if code.get("note") else ""
     return [
         f"- command: `{result.get('command', '')}`",
-        f"- code: `{code.get('commit', 'unknown')}`{dirty}",
+        f"- code: `{code.get('commit', 'unknown')}`{dirty}{note}",
         f"- machine: {m.get('cores')} cores, {m.get('ram_gb')} GB RAM, {m.get('cpu')}, "
         f"Python {m.get('python')}; load average (1/5/15 min) at start "
         f"{m.get('load_average_start')}, at end {m.get('load_average_end')} (shared machine)",
@@ -244,3 +245,80 @@ def write_recall_report(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> 
     md = out_dir / f"{result['name']}.md"
     md.write_text(recall_markdown(result, images))
     return {"json": write_json(result, out_dir), "markdown": md, **{p.stem: p for p in images}}
+
+
+def figures_markdown(result: dict[str, Any], image_prefix: str = "benchmarks/results/") -> str:
+    """Compact tables of a recall result for BENCHMARKS.md (``python -m benchmarks figures``)."""
+    code = result.get("code", {})
+    m = result.get("machine", {})
+    lines = [
+        f"**`{result['name']}`** — `{result.get('command', '')}`; code `"
+        f"{str(code.get('commit', 'unknown'))[:12]}`"
+        + (" + uncommitted changes" if code.get("dirty") else "")
+        + f"; {result.get('started_at')} → {result.get('ended_at')} "
+        f"({result.get('durations_s', {}).get('total', '?')} s); {m.get('cores')} cores, "
+        f"load average {m.get('load_average_start')} → {m.get('load_average_end')}.",
+        "",
+    ]
+    for setting, sres in (result.get("results") or {}).items():
+        if sres["configs"]:
+            lines += [
+                f"*{setting}* — {sres['questions'] - sres['questions_without_evidence']} "
+                f"questions with evidence; pool {_pool(sres['pool'])}",
+                "",
+            ]
+            rows = []
+            for config, c in sres["configs"].items():
+                t, s, a = c["turn"], c["session"], c["abstention"]
+                rows.append(
+                    [
+                        PRESET_LABELS.get(config, config),
+                        _f(t.get("R@1")),
+                        _f(t.get("R@5")),
+                        _f(t.get("R@10")),
+                        _f(t.get("MRR")),
+                        _f(t.get("FR@10")),
+                        _f(s.get("R@10")),
+                        _f(s.get("MRR")),
+                        f"{_f(a.get('precision'), 2)} / {_f(a.get('recall'), 2)}",
+                        _ms(c["latency"].get("p50_ms")),
+                    ]
+                )
+            lines += _table(
+                [
+                    "config",
+                    "turn R@1",
+                    "turn R@5",
+                    "turn R@10",
+                    "turn MRR",
+                    "turn FR@10 (multi)",
+                    "session R@10",
+                    "session MRR",
+                    "abstain P / R",
+                    "p50 ms",
+                ],
+                rows,
+            )
+            lines.append("")
+        ctx = sres.get("context") or {}
+        if ctx:
+            budgets = sorted({int(b) for by in ctx.values() for b in by})
+            lines += [
+                f"*{setting}* — context recall (`any` / `all` gold turns in the context) by "
+                f"token budget; pool {_pool(sres['pool'])}",
+                "",
+            ]
+            rows = []
+            for system, by_budget in ctx.items():
+                row = [system]
+                for b in budgets:
+                    cr = by_budget.get(str(b))
+                    row.append(f"{_f(cr['any'])} / {_f(cr['all'])}" if cr else "–")
+                rows.append(row)
+            lines += _table(["system", *[str(b) for b in budgets]], rows)
+            lines.append("")
+    name = result["name"]
+    for suffix in ("by-config", "by-category", "context"):
+        lines.append(f"![{name}-{suffix}]({image_prefix}{name}-{suffix}.png)")
+    lines.append("")
+    return "\n".join(lines)

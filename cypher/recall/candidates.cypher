@@ -7,6 +7,8 @@
 //   fulltext - `memory_text` with an escaped Lucene query, over-fetched and post-filtered.
 //   entity   - Entity keys named in the query -> MENTIONS; a memory scores the sum over the
 //              entities it mentions of count / log(2 + entity mention count) (rarer = stronger).
+//   window   - time windows named in the query ("in May 2023"): an exact cosine scan of the
+//              memories inside each window (range seek on (space, event_time)).
 //   heat, recency - only when $context_k > 0: the space's hottest and most recent memories.
 // Scores are raw: the vector score is Neo4j's normalised cosine (1 + cos) / 2.
 CALL () {
@@ -89,6 +91,27 @@ CALL () {
   ORDER BY score DESC, m.event_time DESC, m.id
   LIMIT $entity_k
   RETURN 'entity' AS signal, 0 AS qi, m, score
+  UNION ALL
+  UNWIND range(0, size($windows) - 1) AS wi
+  CALL (wi) {
+    MATCH (m:Memory {space: $space})
+    WHERE m.event_time >= $windows[wi].start AND m.event_time < $windows[wi].end
+      AND m.status IN $statuses AND m.embedding IS NOT NULL
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    WITH m, vector.similarity.cosine(m.embedding, $embeddings[0]) AS score
+    ORDER BY score DESC, m.id
+    LIMIT $window_k
+    RETURN m, score
+  }
+  RETURN 'window' AS signal, wi AS qi, m, score
   UNION ALL
   UNWIND CASE WHEN $context_k > 0 THEN ['heat', 'recency'] ELSE [] END AS signal
   CALL (signal) {

@@ -176,11 +176,17 @@ class RecallConfig(BaseModel):
     fulltext_overfetch_max: PositiveInt = 5_000
     #: Weight of each extra sub-query's vector ranking, relative to the vector weight.
     subquery_weight: UnitFloat = 0.5
+    #: Time windows the query names ("in May 2023") also bring candidates of their own: a
+    #: vector ranking inside each window, weighted like this relative to the vector signal.
+    time_window_weight: Weight = 1.0
+    max_time_windows: PositiveInt = 3
+    #: Whether vague windows ("recently") bring candidates too (they always get the boost).
+    soft_windows_add_candidates: bool = False
     #: Query n-grams (up to this many words) looked up as entity keys.
     entity_ngram_max: PositiveInt = 3
     entity_max_keys: PositiveInt = 64
     #: Memories whose speaker the query names get their fused score multiplied by this.
-    speaker_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 1.3
+    speaker_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 1.6
     #: How long a space's size and speaker list are cached by a Recaller (seconds).
     space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
     #: At most this many distinct speakers are read for query speaker detection.
@@ -191,8 +197,8 @@ class RecallConfig(BaseModel):
     #: Context reranker: a turn's score is ``cos(q, t) + context_weight · max(cos(q, n))``
     #: over its neighbours ``n`` up to ``context_window`` turns away.
     context_window: PositiveInt = 1
-    context_weight: UnitFloat = 0.5
-    context_rerank_weight: UnitFloat = 0.5
+    context_weight: UnitFloat = 1.0
+    context_rerank_weight: UnitFloat = 0.3
 
     @model_validator(mode="after")
     def _check(self) -> Self:

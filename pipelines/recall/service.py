@@ -69,6 +69,11 @@ from pipelines.recall.query import (
 from pipelines.recall.rerank import context_scores
 from pipelines.recall.selection import mmr_select
 
+#: Vector ranking restricted to a time window the query names ("in May 2023").
+SIGNAL_WINDOW = "window"
+_FAR_PAST = datetime(1, 1, 1, tzinfo=UTC)
+_FAR_FUTURE = datetime(9999, 12, 31, tzinfo=UTC)
+
 ACTIVE_STATUSES = ("active",)
 WITH_SUPERSEDED_STATUSES = ("active", "superseded")
 _WORD_SPLIT = str.split
@@ -255,19 +260,24 @@ class Recaller:
         order = [item_id for item_id, _ in ranked]
         embeddings: dict[str, np.ndarray] = {}
         selected: list[str] | None = None
+        want_embeddings = plan.preset.selection or with_embeddings
         if order and plan.preset.rerank:
             if clock.expired():
                 complete = False
             else:
-                order, scores = self._rerank(space, plan, order, scores, pool, vectors, explain)
+                order, scores = self._rerank(
+                    space, plan, order, scores, pool, vectors, explain, embeddings, want_embeddings
+                )
                 clock.lap("rerank")
-        if order and (plan.preset.selection or with_embeddings):
+        if order and want_embeddings:
             if clock.expired():
                 complete = False
             else:
                 head = order[: plan.pool if plan.preset.selection else plan.k]
-                embeddings = self._embeddings(space, head)
-                clock.lap("embeddings")
+                missing = [i for i in head if i not in embeddings]
+                if missing:
+                    embeddings.update(self._embeddings(space, missing))
+                    clock.lap("embeddings")
                 if plan.preset.selection and clock.expired():
                     complete = False
                 elif plan.preset.selection:
@@ -491,6 +501,8 @@ class Recaller:
             ),
             "entity_keys": plan.entity_keys,
             "entity_k": per[SIGNAL_ENTITY],
+            "windows": self._window_params(plan) if embeddings else [],
+            "window_k": per[SIGNAL_VECTOR],
             "context_k": context_k,
         }
         rows = self.engine.store.read("recall/candidates", **params)
@@ -507,6 +519,7 @@ class Recaller:
             params.update(
                 fulltext=None,
                 entity_keys=[],
+                windows=[],
                 context_k=0,
                 vector_fetch=cfg.vector_fetch_size(
                     vector_k,
@@ -523,6 +536,21 @@ class Recaller:
                 else:
                     pool[item_id] = cand
         return pool
+
+    def _window_params(self, plan: _Plan) -> list[dict[str, datetime]]:
+        """Closed bounds for each time window of the query (open ends become far dates, so
+        the statement can always use the (space, event_time) range index)."""
+        out = []
+        for w in plan.windows[: self.config.max_time_windows]:
+            if w.soft and not self.config.soft_windows_add_candidates:
+                continue
+            out.append(
+                {
+                    "start": _utc(w.start) or _FAR_PAST,
+                    "end": _utc(w.end) or _FAR_FUTURE,
+                }
+            )
+        return out
 
     @staticmethod
     def _parse_candidates(rows: list[dict[str, Any]]) -> dict[str, _Candidate]:
@@ -544,7 +572,10 @@ class Recaller:
             )
             for hit in r["hits"]:
                 signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])
-                name = f"{signal}:{qi}" if signal == SIGNAL_VECTOR and qi > 0 else signal
+                if signal == SIGNAL_WINDOW:
+                    name = f"{SIGNAL_WINDOW}:{qi}"
+                else:
+                    name = f"{signal}:{qi}" if signal == SIGNAL_VECTOR and qi > 0 else signal
                 if name not in cand.raw or score > cand.raw[name]:
                     cand.raw[name] = score
             pool[cand.id] = cand
@@ -636,6 +667,8 @@ class Recaller:
         for name in rankings:
             if name.startswith(SIGNAL_VECTOR + ":"):
                 weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.subquery_weight
+            elif name.startswith(SIGNAL_WINDOW + ":"):
+                weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.time_window_weight
         fused = weighted_rrf(rankings, weights, cfg.rrf_k)
         ranked = [(f.id, f.score) for f in fused]
         boosts: dict[str, dict[str, float]] = {}
@@ -680,7 +713,7 @@ class Recaller:
         return ranked, details, speaker_match
 
     def _explain_score(self, name: str, c: _Candidate) -> float | None:
-        if name == SIGNAL_VECTOR or name.startswith(SIGNAL_VECTOR + ":"):
+        if name == SIGNAL_VECTOR or name.startswith((SIGNAL_VECTOR + ":", SIGNAL_WINDOW + ":")):
             return _cosine_from_neo4j(c.raw[name])
         if name == SIGNAL_HEAT:
             return c.heat
@@ -697,9 +730,12 @@ class Recaller:
         pool: dict[str, _Candidate],
         vectors: np.ndarray | None,
         explain: dict[str, dict[str, Any]],
+        embeddings: dict[str, np.ndarray],
+        fetch_embeddings: bool,
     ) -> tuple[list[str], dict[str, float]]:
         """Rerank the head of the list: the cross-encoder when loaded, else the context
-        reranker (a turn with its neighbours), blended with the fused score."""
+        reranker (a turn with its neighbours), blended with the fused score. The context
+        reranker's round trip also fills ``embeddings`` for the head when selection follows."""
         cfg = self.config
         window = order[: cfg.rerank_window]
         reranker = self.engine.models.reranker
@@ -714,7 +750,11 @@ class Recaller:
                 ids=window,
                 embedding=vectors[0].tolist(),
                 window=cfg.context_window,
+                with_embeddings=fetch_embeddings,
             )
+            for r in rows:
+                if r["embedding"] is not None:
+                    embeddings[r["id"]] = np.asarray(r["embedding"], dtype=np.float32)
             rerank_scores = context_scores(
                 {r["id"]: _cosine_from_neo4j(r["score"]) for r in rows},
                 {
