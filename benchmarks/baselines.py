@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.sut import CorpusSession, Hit, IngestStats, QueryInput, Retrieval
+from pipelines.ingest.config import embedding_input
 
 REFERENCE_CONFIGS: tuple[str, ...] = ("ref-bm25", "ref-dense")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -61,14 +62,16 @@ class ReferenceBaselines:
 
     def prepare(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
         t0 = time.perf_counter()
-        ids, sess, texts = [], [], []
+        ids, sess, texts, inputs = [], [], [], []
         for s in sessions:
             for t in s.turns:
                 ids.append(t.id)
                 sess.append(s.id)
                 texts.append(t.content)
+                inputs.append(embedding_input(t.content, t.speaker))
         idx = _Index(ids, sess, texts)
-        idx.vectors = self.embedder.encode(texts) if self.embedder is not None else None
+        # The same embedding input as the system under test ("speaker: text").
+        idx.vectors = self.embedder.encode(inputs) if self.embedder is not None else None
         for i, text in enumerate(texts):
             tf = Counter(tokens(text))
             idx.lengths.append(sum(tf.values()))

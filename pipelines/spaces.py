@@ -84,7 +84,5 @@ def delete(store: GraphStore, space: str) -> dict[str, int]:
     while store.write("spaces/purge_batch", space=space, batch=PURGE_BATCH)[0]["deleted"]:
         pass
     store.write("spaces/delete", space=space)
-    store.write(
-        "spaces/drop_projections", prefixes=[f"{p}{space}/" for p in PROJECTION_PREFIXES]
-    )
+    store.write("spaces/drop_projections", prefixes=[f"{p}{space}/" for p in PROJECTION_PREFIXES])
     return before

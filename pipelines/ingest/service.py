@@ -26,7 +26,12 @@ from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput
 from pipelines.graph import Tx
-from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
+from pipelines.ingest.config import (
+    DEFAULT_INGEST_CONFIG,
+    GateConfig,
+    IngestConfig,
+    embedding_input,
+)
 from pipelines.ingest.entities import EntityExtractor, EntityMention, cooccurrence_pairs
 from pipelines.ingest.facts import extract_facts
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
@@ -303,7 +308,12 @@ class Ingestor:
         new = [it for it in items if not it.existing]
         if not new:
             return
-        vectors = self.engine.embedder.encode([it.text for it in new])
+        vectors = self.engine.embedder.encode(
+            [
+                embedding_input(it.text, it.speaker, with_speaker=self.config.embed_speaker)
+                for it in new
+            ]
+        )
         for it, vec in zip(new, vectors, strict=True):
             it.embedding = vec
         for it, mentions in zip(

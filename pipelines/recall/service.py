@@ -172,6 +172,7 @@ class _Plan:
 
     query: str
     content: str  # the query without the speakers it names (what the content must match)
+    vector_text: str  # what is embedded for the vector signal
     k: int
     pool: int
     preset: RecallPreset
@@ -356,10 +357,10 @@ class Recaller:
         subqueries: list[str] = []
         if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
             subqueries = [
-                strip_speakers(sub, query_speakers)
+                strip_speakers(sub, query_speakers) if cfg.strip_speakers_for_vector else sub
                 for sub in decompose_query(query, cfg.max_subqueries)[1:]
             ]
-            subqueries = [s for s in dict.fromkeys(subqueries) if s != content]
+            subqueries = [s for s in dict.fromkeys(subqueries) if s not in (content, query)]
         windows: list[TimeConstraint] = []
         if preset.time_expressions:
             windows = resolve_time_expressions(query, now, timedelta(days=cfg.recent_window_days))
@@ -369,12 +370,17 @@ class Recaller:
                 content, cfg.fulltext_max_terms, cfg.fulltext_phrase_boost
             )
         entity_keys = (
-            self._entity_keys(query, query_speakers) if weights[SIGNAL_ENTITY] > 0.0 else []
+            # Speakers are never entity seeds: a space's speakers are mentioned everywhere
+            # (people address each other by name), so they would flood the entity signal.
+            self._entity_keys(query, find_speakers(query, profile.speakers))
+            if weights[SIGNAL_ENTITY] > 0.0
+            else []
         )
         pool = request.oversample or request.k * cfg.mmr_oversample
         return _Plan(
             query=query,
             content=content,
+            vector_text=content if cfg.strip_speakers_for_vector else query,
             k=request.k,
             pool=max(pool, request.k),
             preset=preset,
@@ -430,7 +436,7 @@ class Recaller:
     def _embed(self, plan: _Plan) -> np.ndarray | None:
         if plan.weights[SIGNAL_VECTOR] <= 0.0 and not plan.preset.rerank:
             return None
-        return self.engine.embedder.encode([plan.content, *plan.subqueries])
+        return self.engine.embedder.encode([plan.vector_text, *plan.subqueries])
 
     def _filter_params(self, request: RecallRequest) -> dict[str, Any]:
         f = request.filters
@@ -829,7 +835,11 @@ class Recaller:
     ) -> AbstentionDecision:
         vector_hits = [c.raw[SIGNAL_VECTOR] for c in pool.values() if SIGNAL_VECTOR in c.raw]
         fulltext_hits = [c.raw[SIGNAL_FULLTEXT] for c in pool.values() if SIGNAL_FULLTEXT in c.raw]
-        rankings = self._rankings(pool, plan)
+
+        def ranking(signal: str) -> list[str]:
+            hits = [(c.raw[signal], c.id) for c in pool.values() if signal in c.raw]
+            return [i for _, i in sorted(hits, key=lambda p: (-p[0], p[1]))]
+
         inputs = AbstentionInputs(
             top_vector_similarity=_cosine_from_neo4j(max(vector_hits)) if vector_hits else None,
             top_fulltext_score=(
@@ -838,8 +848,8 @@ class Recaller:
             keyword_coverage=keyword_coverage(plan.keywords, (pool[i].text for i in final_ids)),
             candidate_count=len(pool),
             signal_agreement=top_overlap(
-                rankings.get(SIGNAL_VECTOR, []),
-                rankings.get(SIGNAL_FULLTEXT, []),
+                ranking(SIGNAL_VECTOR),
+                ranking(SIGNAL_FULLTEXT),
                 self.config.abstention.agreement_top_n,
             ),
             speaker_match=speaker_match,

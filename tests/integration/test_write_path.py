@@ -10,12 +10,24 @@ SESSION = {
     "session_id": "s1",
     "started_at": "2023-05-08T13:56:00Z",
     "turns": [
-        {"id": "D1:1", "role": "user", "speaker": "Caroline",
-         "content": "I went to the LGBTQ support group in Boston yesterday and it was powerful."},
-        {"id": "D1:2", "role": "assistant", "speaker": "Melanie",
-         "content": "That sounds amazing, Caroline! What happened at the Boston group?"},
-        {"id": "D1:3", "role": "user", "speaker": "Caroline",
-         "content": "We decided to start a reading club. I prefer books by Toni Morrison."},
+        {
+            "id": "D1:1",
+            "role": "user",
+            "speaker": "Caroline",
+            "content": "I went to the LGBTQ support group in Boston yesterday and it was powerful.",
+        },
+        {
+            "id": "D1:2",
+            "role": "assistant",
+            "speaker": "Melanie",
+            "content": "That sounds amazing, Caroline! What happened at the Boston group?",
+        },
+        {
+            "id": "D1:3",
+            "role": "user",
+            "speaker": "Caroline",
+            "content": "We decided to start a reading club. I prefer books by Toni Morrison.",
+        },
     ],
 }
 
@@ -87,11 +99,13 @@ def test_same_id_different_content_conflicts(client, space):
 def test_entity_canonicalisation_across_memories(client, space):
     r = client.post(
         f"/v1/spaces/{space}/memories",
-        json={"memories": [
-            {"content": "The Eiffel Tower was crowded."},
-            {"content": "We visited the Eiffel Tower's gift shop again!"},
-            {"content": "Met Jon at Google yesterday.", "tags": ["work"]},
-        ]},
+        json={
+            "memories": [
+                {"content": "The Eiffel Tower was crowded."},
+                {"content": "We visited the Eiffel Tower's gift shop again!"},
+                {"content": "Met Jon at Google yesterday.", "tags": ["work"]},
+            ]
+        },
     )
     assert r.status_code == 201, r.text
     ents = client.get(f"/v1/spaces/{space}/entities", params={"q": "eiffel"}).json()["entities"]
@@ -102,8 +116,11 @@ def test_entity_canonicalisation_across_memories(client, space):
 
 def test_time_gap_and_explicit_stages(client, space):
     def session(sid, when, stage=None):
-        body = {"session_id": sid, "started_at": when,
-                "turns": [{"role": "user", "content": f"Session {sid} about gardening."}]}
+        body = {
+            "session_id": sid,
+            "started_at": when,
+            "turns": [{"role": "user", "content": f"Session {sid} about gardening."}],
+        }
         if stage:
             body["stage"] = stage
         return post_session(client, space, body).json()
@@ -124,8 +141,9 @@ def test_time_gap_and_explicit_stages(client, space):
 
 def test_gate_decisions_are_reported_never_silent(client, space):
     base = "Caroline adopted a rescue dog named Biscuit from the Portland shelter in 2022."
-    first = client.post(f"/v1/spaces/{space}/memories",
-                        json={"gate": True, "memories": [{"content": base}]}).json()
+    first = client.post(
+        f"/v1/spaces/{space}/memories", json={"gate": True, "memories": [{"content": base}]}
+    ).json()
     assert first["items"][0]["decision"] == "stored"
     assert set(first["items"][0]["signals"]) >= {"novelty", "salience", "prediction_error"}
     r = client.post(
@@ -205,8 +223,14 @@ def test_batch_is_all_or_nothing(client, space, monkeypatch):
     with pytest.raises(RuntimeError, match="injected"):
         post_session(client, space)
     counts = client.get(f"/v1/spaces/{space}").json()["counts"]
-    assert counts == {**counts, "memories": 0, "sessions": 0, "entities": 0, "stages": 0,
-                      "facts": 0}
+    assert counts == {
+        **counts,
+        "memories": 0,
+        "sessions": 0,
+        "entities": 0,
+        "stages": 0,
+        "facts": 0,
+    }
     monkeypatch.setattr(svc, "extract_facts", real)
     assert post_session(client, space).status_code == 201  # and a retry then succeeds
     # duplicate ids inside one request are refused before anything is written

@@ -16,7 +16,7 @@ from pipelines.recall.intent import Intent
 
 def test_defaults_match_design_values() -> None:
     config = DEFAULT_RECALL_CONFIG
-    assert config.rrf_k == 60
+    assert config.rrf_k == 20
     assert config.signals == ("vector", "fulltext", "entity", "heat", "recency")
     assert config.mmr_lambda == 0.5
     assert config.rerank_weight == 0.55
@@ -36,7 +36,7 @@ def test_every_intent_has_a_complete_profile() -> None:
 def test_profiles_reflect_intent() -> None:
     weights = DEFAULT_RECALL_CONFIG.weights_for
     assert weights(Intent.KNOWLEDGE_UPDATE)["recency"] > weights(Intent.SEMANTIC)["recency"]
-    assert weights(Intent.TEMPORAL)["recency"] > weights(Intent.CAUSAL)["recency"]
+    assert weights(Intent.KNOWLEDGE_UPDATE)["recency"] > weights(Intent.TEMPORAL)["recency"]
     assert weights(Intent.ENTITY)["entity"] > weights(Intent.SEMANTIC)["entity"]
 
 

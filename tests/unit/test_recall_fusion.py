@@ -35,6 +35,7 @@ def test_zero_weight_signal_reports_ranks_but_adds_nothing() -> None:
     fused = weighted_rrf(
         {"vector": ["a", "b"], "heat": ["b", "z"]},
         {"vector": 1.0, "heat": 0.0},
+        k=60,
     )
     by_id = {item.id: item for item in fused}
     assert by_id["b"].ranks == {"vector": 2, "heat": 1}
