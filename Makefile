@@ -13,7 +13,7 @@ TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint format bench-locomo bench-perf clean
+.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint format bench-locomo bench-perf bench-consolidation clean
 
 venv: $(STAMP)
 
@@ -59,6 +59,9 @@ bench-locomo: venv
 
 bench-perf: venv
 	$(BIN)/python -m benchmarks perf
+
+bench-consolidation: venv
+	$(BIN)/python -m benchmarks consolidation
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -76,18 +76,23 @@ CALL () {
   UNION ALL
   MATCH (e:Entity {space: $space})
   WHERE e.key IN $entity_keys
-  MATCH (m:Memory)-[r:MENTIONS]->(e)
-  WHERE m.space = $space AND m.status IN $statuses
-    AND ($time_from IS NULL OR m.event_time >= $time_from)
-    AND ($time_to IS NULL OR m.event_time <= $time_to)
-    AND ($roles IS NULL OR m.role IN $roles)
-    AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-    AND ($kinds IS NULL OR m.kind IN $kinds)
-    AND ($stages IS NULL OR m.stage_id IN $stages)
-    AND ($sessions IS NULL OR m.session_id IN $sessions)
-    AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-    AND NOT m.id IN $exclude_ids
-  WITH m, sum(coalesce(r.count, 1) / log(2.0 + coalesce(e.mention_count, 1))) AS score
+  // Expand from each named entity (the subquery pins the plan: started from the space's
+  // memories instead, the planner walks every MENTIONS edge of the space).
+  CALL (e) {
+    MATCH (m:Memory)-[r:MENTIONS]->(e)
+    WHERE m.space = $space AND m.status IN $statuses
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($stages IS NULL OR m.stage_id IN $stages)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    RETURN m, coalesce(r.count, 1) / log(2.0 + coalesce(e.mention_count, 1)) AS part
+  }
+  WITH m, sum(part) AS score
   ORDER BY score DESC, m.event_time DESC, m.id
   LIMIT $entity_k
   RETURN 'entity' AS signal, 0 AS qi, m, score

@@ -522,17 +522,13 @@ class Recaller:
             if got >= min(vector_k, profile.size) or fetch >= cfg.vector_overfetch_max:
                 break
             attempt += 1
+            larger = cfg.vector_fetch_size(
+                vector_k, space_size=profile.size, filter_selectivity=selectivity, attempt=attempt
+            )
+            if larger <= fetch:  # an over-fetch factor of 1 never grows: stop, do not spin
+                break
             params.update(
-                fulltext=None,
-                entity_keys=[],
-                windows=[],
-                context_k=0,
-                vector_fetch=cfg.vector_fetch_size(
-                    vector_k,
-                    space_size=profile.size,
-                    filter_selectivity=selectivity,
-                    attempt=attempt,
-                ),
+                fulltext=None, entity_keys=[], windows=[], context_k=0, vector_fetch=larger
             )
             for item_id, cand in self._parse_candidates(
                 self.engine.store.read("recall/candidates", **params)
