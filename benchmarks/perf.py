@@ -49,6 +49,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--batch-turns", type=int, default=2000, help="turns per ingest call")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--space",
+        default=None,
+        help="measure latency on this existing space at its current size (no filling; e.g. the "
+        "space a previous run kept with --keep-spaces)",
+    )
     p.add_argument("--skip-locomo", action="store_true", help="skip the ingest benchmark (a)")
     p.add_argument("--skip-latency", action="store_true", help="skip the latency benchmark (b)")
     p.add_argument("--locomo-path", default=None)
@@ -148,7 +154,7 @@ class _Recall:
         self._assembler = None
         self.recall_note = ""
         app = create_app(Settings(neo4j_uri=engine.store.config.uri, api_keys=""), engine)
-        paths = {getattr(r, "path", "") for r in app.routes}
+        paths = set(app.openapi().get("paths", {}))  # routers may be mounted, not flat routes
         has_recall = "/v1/spaces/{space}/recall" in paths
         has_context = "/v1/spaces/{space}/context" in paths
         if via == "http" and not has_recall:
@@ -275,35 +281,48 @@ def latency_by_size(
     cfg = synth.SynthConfig(seed=args.seed)
     queries = synth.queries(args.queries, seed=args.seed + 4)
     caller = _Recall(engine, args.via, args.k, args.context_window)
-    space = f"perf-{uuid.uuid4().hex[:8]}-synth"
+    space = args.space or f"perf-{uuid.uuid4().hex[:8]}-synth"
     rows: list[dict[str, Any]] = []
     have = 0
     created = False
+    sizes = sorted(set(args.sizes))
+    if args.space:
+        have = system.pool_size(space)["memories"]
+        sizes = [have]
+        print(f"reusing {space} ({have} memories): latency only", flush=True)
     try:
-        for size in sorted(set(args.sizes)):
-            sessions = synth.take(size, cfg, skip=have)
-            print(f"filling {space} to {size} memories (+{size - have}) …", flush=True)
-            if not created:
-                stats = system.prepare(space, sessions)
-                created = True
+        for size in sizes:
+            if args.space:
+                stats = None
             else:
-                stats = system.extend(space, sessions)
+                sessions = synth.take(size, cfg, skip=have)
+                print(f"filling {space} to {size} memories (+{size - have}) …", flush=True)
+                if not created:
+                    stats = system.prepare(space, sessions)
+                    created = True
+                else:
+                    stats = system.extend(space, sessions)
             have = size
             pool = system.pool_size(space)
-            print(
-                f"  {stats.turns} turns in {stats.seconds:.0f}s "
-                f"({stats.turns / stats.seconds:.0f} turns/s); measuring latency …",
-                flush=True,
-            )
+            if stats is not None:
+                print(
+                    f"  {stats.turns} turns in {stats.seconds:.0f}s "
+                    f"({stats.turns / stats.seconds:.0f} turns/s); measuring latency …",
+                    flush=True,
+                )
             lat = measure_latency(engine, caller, space, queries, args.repeats, args.warmup, args.k)
             row = {
                 "memories": pool["memories"],
                 "pool": pool,
-                "ingest": {
-                    "turns": stats.turns,
-                    "seconds": round(stats.seconds, 1),
-                    "turns_per_s": round(stats.turns / stats.seconds, 1),
-                },
+                "ingest": (
+                    {
+                        "turns": stats.turns,
+                        "seconds": round(stats.seconds, 1),
+                        "turns_per_s": round(stats.turns / stats.seconds, 1),
+                    }
+                    if stats is not None
+                    else {"turns": 0, "seconds": None, "turns_per_s": None, "reused": space}
+                ),
                 **lat,
                 "rss_peak_mb": {
                     "api_process": machine.peak_rss_mb(os.getpid()),
