@@ -382,7 +382,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import consolidation, perf
+    from benchmarks import consolidation, knowledge_update, perf
 
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -416,6 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("perf", help="ingest throughput and latency against corpus size")
     perf.add_arguments(p)
     p.set_defaults(func=perf.main)
+    p = sub.add_parser(
+        "knowledge-update", help="synthetic update sequences, with and without supersession"
+    )
+    knowledge_update.add_arguments(p)
+    p.set_defaults(func=knowledge_update.main)
     p = sub.add_parser("consolidation", help="a timed full consolidation pass, per job")
     consolidation.add_arguments(p)
     p.set_defaults(func=consolidation.main)

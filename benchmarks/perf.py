@@ -281,18 +281,19 @@ def latency_by_size(
     cfg = synth.SynthConfig(seed=args.seed)
     queries = synth.queries(args.queries, seed=args.seed + 4)
     caller = _Recall(engine, args.via, args.k, args.context_window)
-    space = args.space or f"perf-{uuid.uuid4().hex[:8]}-synth"
+    reuse = getattr(args, "space", None)  # callers may build the namespace by hand
+    space = reuse or f"perf-{uuid.uuid4().hex[:8]}-synth"
     rows: list[dict[str, Any]] = []
     have = 0
     created = False
     sizes = sorted(set(args.sizes))
-    if args.space:
+    if reuse:
         have = system.pool_size(space)["memories"]
         sizes = [have]
         print(f"reusing {space} ({have} memories): latency only", flush=True)
     try:
         for size in sizes:
-            if args.space:
+            if reuse:
                 stats = None
             else:
                 sessions = synth.take(size, cfg, skip=have)
