@@ -6,9 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TORCH_VERSION := 2.13.0+cpu
-# CPU-only torch: a local wheel directory if present (our machines: ../shared/wheels),
-# otherwise PyTorch's CPU wheel index.
-TORCH_WHEELS ?= $(wildcard ../shared/wheels)
+# CPU-only torch: a local wheel directory if present (our machines: ../shared/wheels next to
+# the checkout, or /work/shared/wheels for a clone elsewhere, e.g. /tmp), otherwise PyTorch's CPU
+# wheel index. TORCH_WHEELS=/path overrides.
+TORCH_WHEELS ?= $(firstword $(wildcard ../shared/wheels /work/shared/wheels))
 TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1

@@ -256,11 +256,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
             "reference_baselines": [] if args.no_reference else list(REFERENCE_CONFIGS),
         },
         "code": code,
-        "machine": {
-            **machine.machine(),
-            "load_average_start": load_start,
-            "load_average_end": machine.load_average(),
-        },
+        "machine": machine.record(load_start),
         "started_at": started,
         "ended_at": machine.now_iso(),
         "durations_s": {

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.sut import CorpusSession, Hit, IngestStats, QueryInput, Retrieval
-from pipelines.ingest.config import embedding_input
+from pipelines.ingest.text import embedding_input
 
 REFERENCE_CONFIGS: tuple[str, ...] = ("ref-bm25", "ref-dense")
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import machine
+from benchmarks.machine import process_cpu_seconds
 
 TARGET_SECONDS = 120.0
 
@@ -42,17 +42,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-neo4j", action="store_true")
     p.add_argument("--keep-spaces", action="store_true", help="keep a space this run built")
     p.add_argument("--no-progress", action="store_true")
-
-
-def process_cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU seconds of ``pid`` (Linux ``/proc``), ``None`` when unreadable."""
-    if pid is None:
-        return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def timed_pass(engine: Any, space: str, neo_pid: int | None, dry_run: bool) -> dict[str, Any]:
@@ -168,11 +157,7 @@ def main(args: argparse.Namespace) -> int:
             "neo4j": neo_desc,
         },
         "code": code,
-        "machine": {
-            **machine.machine(),
-            "load_average_start": load_start,
-            "load_average_end": machine.load_average(),
-        },
+        "machine": machine.record(load_start),
         "started_at": started,
         "ended_at": machine.now_iso(),
         "durations_s": {"total": round(time.perf_counter() - t0, 1)},

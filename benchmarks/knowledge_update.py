@@ -183,11 +183,7 @@ def main(args: argparse.Namespace) -> int:
         "kind": "knowledge-update",
         "command": "python -m benchmarks " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         "code": code,
-        "machine": {
-            **machine.machine(),
-            "load_average_start": load_start,
-            "load_average_end": machine.load_average(),
-        },
+        "machine": machine.record(load_start),
         "started_at": started,
         "ended_at": machine.now_iso(),
         "durations_s": {"total": round(time.perf_counter() - t0, 1)},

@@ -121,5 +121,22 @@ def peak_rss_mb(pid: int) -> float | None:
     return round(kb / 1024, 1) if kb is not None else None
 
 
+def process_cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds of ``pid`` (Linux ``/proc``), ``None`` when unreadable."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def record(load_start: list[float] | None) -> dict[str, Any]:
+    """The ``machine`` entry of a result: :func:`machine` plus the load average at the start
+    of the run (``load_start``) and now, at its end."""
+    return {**machine(), "load_average_start": load_start, "load_average_end": load_average()}
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")

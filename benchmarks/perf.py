@@ -541,11 +541,7 @@ def main(args: argparse.Namespace) -> int:
             "neo4j": {**neo_desc, "version": (readiness.get("neo4j") or {}).get("version")},
         },
         "code": code,
-        "machine": {
-            **machine.machine(),
-            "load_average_start": load_start,
-            "load_average_end": machine.load_average(),
-        },
+        "machine": machine.record(load_start),
         "started_at": started,
         "ended_at": machine.now_iso(),
         "durations_s": durations,

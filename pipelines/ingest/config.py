@@ -219,10 +219,4 @@ class IngestConfig(BaseModel):
     conversations, against 0.31 / 0.27 for the bare text (exact search, all-MiniLM-L6-v2)."""
 
 
-def embedding_input(text: str, speaker: str | None, *, with_speaker: bool = True) -> str:
-    """The text handed to the embedding model for a memory (pure)."""
-    name = " ".join((speaker or "").split())
-    return f"{name}: {text}" if with_speaker and name else text
-
-
 DEFAULT_INGEST_CONFIG = IngestConfig()

@@ -26,12 +26,7 @@ from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput
 from pipelines.graph import Tx
-from pipelines.ingest.config import (
-    DEFAULT_INGEST_CONFIG,
-    GateConfig,
-    IngestConfig,
-    embedding_input,
-)
+from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
 from pipelines.ingest.entities import EntityExtractor, EntityMention, cooccurrence_pairs
 from pipelines.ingest.facts import extract_facts
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
@@ -42,7 +37,7 @@ from pipelines.ingest.stages import (
     default_stage_detector,
     stage_spans,
 )
-from pipelines.ingest.text import content_hash
+from pipelines.ingest.text import content_hash, embedding_input
 
 Role = Literal["user", "assistant", "system", "tool", "note"]
 Decision = Literal["stored", "merged", "rejected", "unchanged"]

@@ -6,6 +6,7 @@ Content is stored verbatim; the functions here only derive *keys* from it.
 * :func:`normalise_for_match` and :func:`match_tokens` give a lossy, comparison-only form used
   by the lexical near-duplicate check and by fact de-duplication.
 * :func:`split_sentences` is a small regex sentence splitter (no model needed).
+* :func:`embedding_input` is what the embedding model sees for a memory ("speaker: text").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import unicodedata
 
 __all__ = [
     "content_hash",
+    "embedding_input",
     "match_tokens",
     "normalise_for_match",
     "split_sentences",
@@ -117,3 +119,10 @@ def split_sentences(text: str) -> list[str]:
         if piece:
             sentences.append(piece)
     return sentences
+
+
+def embedding_input(text: str, speaker: str | None, *, with_speaker: bool = True) -> str:
+    """The text handed to the embedding model for a memory: ``"<speaker>: <text>"`` when the
+    memory has a speaker (and ``with_speaker``), else the text itself."""
+    name = " ".join((speaker or "").split())
+    return f"{name}: {text}" if with_speaker and name else text

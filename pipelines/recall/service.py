@@ -352,7 +352,8 @@ class Recaller:
             for s, w in cfg.weights_for(profile_intent).items()
         }
         now = _utc(request.now) or datetime.now(UTC)
-        query_speakers = find_speakers(query, profile.speakers) if preset.speakers else []
+        named = find_speakers(query, profile.speakers)
+        query_speakers = named if preset.speakers else []
         content = strip_speakers(query, query_speakers) if query_speakers else query
         subqueries: list[str] = []
         if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
@@ -372,9 +373,7 @@ class Recaller:
         entity_keys = (
             # Speakers are never entity seeds: a space's speakers are mentioned everywhere
             # (people address each other by name), so they would flood the entity signal.
-            self._entity_keys(query, find_speakers(query, profile.speakers))
-            if weights[SIGNAL_ENTITY] > 0.0
-            else []
+            self._entity_keys(query, named) if weights[SIGNAL_ENTITY] > 0.0 else []
         )
         pool = request.oversample or request.k * cfg.mmr_oversample
         return _Plan(

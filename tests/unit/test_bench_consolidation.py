@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from benchmarks.consolidation import TARGET_SECONDS, consolidation_markdown, process_cpu_seconds
+from benchmarks.consolidation import TARGET_SECONDS, consolidation_markdown
+from benchmarks.machine import process_cpu_seconds
 
 
 def test_process_cpu_seconds_reads_this_process() -> None:
