@@ -1,7 +1,7 @@
 """LoCoMo (Maharana et al., ACL 2024) → the generic benchmark format.
 
-The dataset is CC BY-NC 4.0: it is read from ``../shared/datasets/locomo/locomo10.json`` (or the
-file ``MNEMOGRAPH_LOCOMO_PATH`` names) for evaluation only and never copied into the repository.
+The dataset is CC BY-NC 4.0: it is read from ``../shared/datasets/locomo/locomo10.json`` (else
+``/work/shared/datasets/locomo/locomo10.json``, or the file ``MNEMOGRAPH_LOCOMO_PATH`` names) for evaluation only and never copied into the repository.
 
 Conversion rules (documented in BENCHMARKS.md as well):
 
@@ -42,7 +42,14 @@ from typing import Any
 from benchmarks.format import Conversation, Dataset, Question, Session, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PATH = REPO_ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
+_SHARED_LOCOMO = Path("shared") / "datasets" / "locomo" / "locomo10.json"
+#: Where the shared copy is looked for: beside the checkout, then the team machines' fixed
+#: location (a clone elsewhere, e.g. in /tmp, still finds it). The first that exists wins.
+DEFAULT_PATHS: tuple[Path, ...] = (
+    REPO_ROOT.parent / _SHARED_LOCOMO,
+    Path("/work") / _SHARED_LOCOMO,
+)
+DEFAULT_PATH = next((p for p in DEFAULT_PATHS if p.is_file()), DEFAULT_PATHS[0])
 ENV_PATH = "MNEMOGRAPH_LOCOMO_PATH"
 
 CATEGORY_NAMES: dict[int, str] = {
