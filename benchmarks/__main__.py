@@ -148,7 +148,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
 
     from benchmarks import machine, reports
     from benchmarks.baselines import REFERENCE_CONFIGS, ReferenceBaselines
-    from benchmarks.instance import neo4j_for_bench, start_engine
+    from benchmarks.instance import neo4j_for_bench, preexisting_memories, start_engine
     from benchmarks.mnemograph import (
         RECALL_PRESETS,
         MnemographSystem,
@@ -194,6 +194,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     t0 = time.perf_counter()
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
+        preexisting = preexisting_memories(engine)
         try:
             system = MnemographSystem(engine, progress=options.progress, recall_api=api)
             plans, context_error = _context_plans(engine, args) if options.context else ([], None)
@@ -216,7 +217,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
                 reference_seconds = time.perf_counter() - t_ref
         finally:
             engine.close()
-        neo_desc = neo.describe()
+        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
     total = time.perf_counter() - t0
     result = {
         "name": name,

@@ -118,7 +118,7 @@ def consolidation_markdown(result: dict[str, Any]) -> str:
 
 def main(args: argparse.Namespace) -> int:
     from benchmarks import reports, synth
-    from benchmarks.instance import neo4j_for_bench, start_engine
+    from benchmarks.instance import neo4j_for_bench, preexisting_memories, start_engine
     from benchmarks.mnemograph import MnemographSystem
 
     started = machine.now_iso()
@@ -128,6 +128,7 @@ def main(args: argparse.Namespace) -> int:
     build_s = None
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
+        preexisting = preexisting_memories(engine)
         system = MnemographSystem(
             engine, batch_turns=args.batch_turns, progress=not args.no_progress
         )
@@ -145,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
             if built and not args.keep_spaces:
                 system.drop(space)
             engine.close()
-        neo_desc = neo.describe()
+        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
     result = {
         "name": args.name,
         "kind": "consolidation",

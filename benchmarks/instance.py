@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +99,26 @@ def start_engine(uri: str):
     from pipelines.engine import Engine
 
     return Engine.start(engine_settings(Settings(neo4j_uri=uri)))
+
+
+def preexisting_memories(engine) -> dict[str, int]:
+    """Memories already in the benchmark database, per space, before the run starts.
+
+    The vector and full-text indexes are global to the database: other spaces cost
+    latency (the vector index is post-filtered by space) and, before the full-text index
+    was restricted per space (migration 0004), they cost recall too. Every benchmark prints
+    a warning and records this in its result.
+    """
+    rows = engine.store.read("bench/memories_per_space")
+    counts = {str(r["space"]): int(r["memories"]) for r in rows}
+    if counts:
+        total = sum(counts.values())
+        print(
+            f"warning: the benchmark database already holds {total:,} memories in "
+            f"{len(counts)} space(s) ({', '.join(sorted(counts)[:5])}"
+            f"{', …' if len(counts) > 5 else ''}); they share the global indexes with this "
+            "run. Delete them (DELETE /v1/spaces/{space}) for clean latency figures.",
+            file=sys.stderr,
+            flush=True,
+        )
+    return counts

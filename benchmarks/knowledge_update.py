@@ -153,7 +153,7 @@ def run_variant(engine: Any, space: str, with_job: bool) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     from benchmarks import reports
-    from benchmarks.instance import neo4j_for_bench, start_engine
+    from benchmarks.instance import neo4j_for_bench, preexisting_memories, start_engine
     from pipelines import spaces
 
     started, load_start, code = machine.now_iso(), machine.load_average(), machine.code_version()
@@ -161,6 +161,7 @@ def main(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
+        preexisting_memories(engine)  # warns; this benchmark measures quality only
         made = []
         try:
             for label, with_job in (("without", False), ("with", True)):

@@ -1,7 +1,8 @@
 """LoCoMo (Maharana et al., ACL 2024) → the generic benchmark format.
 
 The dataset is CC BY-NC 4.0: it is read from ``../shared/datasets/locomo/locomo10.json`` (else
-``/work/shared/datasets/locomo/locomo10.json``, or the file ``MNEMOGRAPH_LOCOMO_PATH`` names) for evaluation only and never copied into the repository.
+``/work/shared/datasets/locomo/locomo10.json``, or the file ``MNEMOGRAPH_LOCOMO_PATH``
+names) for evaluation only and never copied into the repository.
 
 Conversion rules (documented in BENCHMARKS.md as well):
 

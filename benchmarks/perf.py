@@ -480,7 +480,7 @@ def write_perf_report(result: dict[str, Any], out_dir: Path) -> dict[str, Path]:
 
 def main(args: argparse.Namespace) -> int:
     from benchmarks import locomo, reports
-    from benchmarks.instance import neo4j_for_bench, start_engine
+    from benchmarks.instance import neo4j_for_bench, preexisting_memories, start_engine
     from benchmarks.mnemograph import MnemographSystem
 
     progress = not args.no_progress
@@ -501,6 +501,7 @@ def main(args: argparse.Namespace) -> int:
     info: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
+        preexisting = preexisting_memories(engine)
         try:
             system = MnemographSystem(engine, batch_turns=args.batch_turns, progress=progress)
             if dataset is not None:
@@ -521,7 +522,7 @@ def main(args: argparse.Namespace) -> int:
             readiness = engine.readiness()
         finally:
             engine.close()
-        neo_desc = neo.describe()
+        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
     durations["total"] = round(time.perf_counter() - t0, 1)
     result = {
         "name": args.name,

@@ -3,17 +3,22 @@
 Migrations are ``migrations/NNNN_name.cypher`` files, statements separated by ``;``. Each
 statement is idempotent (``IF NOT EXISTS``), so re-running is harmless; the runner records what
 it applied as ``(:SchemaMigration {name, checksum, applied_at})`` nodes and re-applies a file
-whose checksum changed. After applying, it checks that the vector indexes have the embedding
-model's dimension and refuses to continue if not.
+whose checksum changed. A migration may have a data step (``DATA_STEPS``), run right after its
+statements: a Python function, for data that Cypher alone cannot compute (e.g. hashes). After
+applying, it checks that the vector indexes have the embedding model's dimension and refuses to
+continue if not.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cypher
 from pipelines.graph import GraphStore, Tx
+from pipelines.spaces import fulltext_tag
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 VECTOR_INDEXES = ("memory_embedding", "schema_embedding")
@@ -44,6 +49,21 @@ def migrations() -> list[tuple[str, str, str]]:
     return out
 
 
+def _tag_memories(store: GraphStore) -> None:
+    """0004: give existing memories the full-text space tag (new ones get it at ingest)."""
+    for row in store.read("schema/untagged_spaces"):
+        with store.session() as session:
+            session.run(
+                cypher.load("schema/tag_space_memories"),
+                {"space": row["space"], "space_tag": fulltext_tag(row["space"])},
+            ).consume()
+
+
+DATA_STEPS: dict[str, Callable[[GraphStore], None]] = {
+    "0004_memory_text_space": _tag_memories,
+}
+
+
 def apply(store: GraphStore, dimensions: int, await_seconds: int = 300) -> MigrationReport:
     """Apply pending migrations, wait for indexes, verify vector dimensions."""
     report = MigrationReport()
@@ -56,6 +76,8 @@ def apply(store: GraphStore, dimensions: int, await_seconds: int = 300) -> Migra
         for statement in _statements(text):
             with store.session() as session:
                 session.run(statement, {"dimensions": dimensions}).consume()
+        if name in DATA_STEPS:
+            DATA_STEPS[name](store)
         store.write_tx(lambda tx, n=name, c=checksum: _record(tx, n, c))
         report.applied.append(name)
     store.write("schema/await_indexes", seconds=await_seconds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -13,6 +14,17 @@ SPACE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 PURGE_BATCH = 5000
 # In-memory GDS graphs are named "<prefix><space>/<version>" (see pipelines/consolidate).
 PROJECTION_PREFIXES = ("mnemograph/entities/", "mnemograph/communities/")
+
+
+def fulltext_tag(space: str) -> str:
+    """The token that stands for ``space`` in the full-text index (``Memory.space_tag``).
+
+    A full-text query is restricted to its space inside Lucene (``+space_tag:<tag>``) rather
+    than post-filtered, so a big space cannot crowd a small one out of the top-N. Space ids
+    contain separators that the analyzer would split, hence a hash: letters and digits only,
+    one token. Isolation does not rest on it: every query still filters on ``space``.
+    """
+    return "sp" + hashlib.sha256(space.encode("utf-8")).hexdigest()[:24]
 
 
 def validate_space_id(space: str, field: str = "space") -> str:

@@ -1,7 +1,7 @@
 // New memories (the caller filtered out ids that exist). Embeddings are stored as float32.
 UNWIND $rows AS row
 CREATE (m:Memory {space: $space, id: row.id})
-SET m.text = row.text, m.role = row.role, m.speaker = row.speaker, m.kind = row.kind,
+SET m.space_tag = $space_tag, m.text = row.text, m.role = row.role, m.speaker = row.speaker, m.kind = row.kind,
     m.tags = row.tags, m.event_time = row.event_time, m.ingested_at = datetime(),
     m.content_hash = row.content_hash, m.session_id = row.session_id,
     m.turn_index = row.turn_index, m.stage_id = row.stage_id, m.status = 'active',

@@ -4,7 +4,10 @@
 //   vector   - exact cosine scan of the space ($exact: small spaces) or the approximate index
 //              `memory_embedding`, over-fetched ($vector_fetch) and post-filtered; one ranking
 //              per query embedding (multi-query: index qi).
-//   fulltext - `memory_text` with an escaped Lucene query, over-fetched and post-filtered.
+//   fulltext - `memory_text` with an escaped Lucene query restricted to the space inside Lucene
+//              (`+space_tag:<tag>^0`, see pipelines.spaces.fulltext_tag), over-fetched for the
+//              filters and post-filtered (the `m.space` test stays: isolation never rests on
+//              the tag).
 //   entity   - Entity keys named in the query -> MENTIONS; a memory scores the sum over the
 //              entities it mentions of count / log(2 + entity mention count) (rarer = stronger).
 //   window   - time windows named in the query ("in May 2023"): an exact cosine scan of the

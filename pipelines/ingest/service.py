@@ -465,9 +465,12 @@ class Ingestor:
         ]
         counts = Counter[str]()
         if rows:
-            counts["memories"] = tx.run("ingest/create_memories", space=space, rows=rows)[0][
-                "created"
-            ]
+            counts["memories"] = tx.run(
+                "ingest/create_memories",
+                space=space,
+                space_tag=spaces.fulltext_tag(space),
+                rows=rows,
+            )[0]["created"]
         entity_rows: dict[str, dict[str, Any]] = {}
         mention_rows = []
         for it in stored:

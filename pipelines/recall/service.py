@@ -64,6 +64,7 @@ from pipelines.recall.query import (
     extract_keywords,
     find_speakers,
     resolve_time_expressions,
+    scope_fulltext_query,
     strip_speakers,
 )
 from pipelines.recall.rerank import context_scores
@@ -491,7 +492,11 @@ class Recaller:
             "vector_fetch": cfg.vector_fetch_size(
                 vector_k, space_size=profile.size, filter_selectivity=selectivity
             ),
-            "fulltext": plan.fulltext,
+            "fulltext": (
+                scope_fulltext_query(plan.fulltext, spaces.fulltext_tag(space))
+                if plan.fulltext
+                else None
+            ),
             "fulltext_k": fulltext_k,
             "fulltext_fetch": min(
                 cfg.fulltext_overfetch_max,

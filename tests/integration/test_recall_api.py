@@ -13,7 +13,10 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+import graph_schema
+from pipelines import spaces as space_ops
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.presets import PRESETS
 from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
 
@@ -369,3 +372,42 @@ def test_inverted_time_range_is_422(client, conv):
 def test_unknown_space_is_404(client):
     r = client.post("/v1/spaces/no-such-space-xyz/recall", json={"query": "dog"})
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_a_big_space_cannot_starve_a_small_one_in_fulltext(engine, conv):
+    """The full-text index is global; the query is restricted to its space inside Lucene,
+    so another space with many more matches cannot crowd this one out of the top-N (here
+    the over-fetch cap is far below the big space's matches)."""
+    big = f"big-{uuid.uuid4().hex[:8]}"
+    space_ops.create(engine.store, big)
+    try:
+        Ingestor(engine).add_memories(
+            big,
+            [
+                MemoryIn(content=f"Cello practice log entry {i}: scales and bowing.")
+                for i in range(60)
+            ],
+        )
+        tight = Recaller(
+            engine, DEFAULT_RECALL_CONFIG.model_copy(update={"fulltext_overfetch_max": 10})
+        )
+        resp = tight.recall(conv["a"], RecallRequest("cello", k=3, touch=False, preset="fulltext"))
+        assert [r.id for r in resp.results][:1] == ["a-s1#3"]
+        resp = tight.recall(big, RecallRequest("cello", k=20, touch=False, preset="fulltext"))
+        assert 0 < len(resp.results) <= 10
+        assert all(r.content.startswith("Cello practice") for r in resp.results)
+        # Without the restriction, the global top 10 holds only the big space's memories.
+        top = engine.store.read("recall/testing_fulltext_global", lucene="text:(cello)", limit=10)
+        assert {r["space"] for r in top} == {big}
+    finally:
+        space_ops.delete(engine.store, big)
+
+
+def test_memories_carry_their_fulltext_space_tag_and_the_data_step_restores_it(engine, conv):
+    rows = engine.store.write("schema/testing_clear_space_tags", space=conv["b"])
+    assert rows[0]["cleared"] == len(S1) + len(S2)
+    graph_schema.DATA_STEPS["0004_memory_text_space"](engine.store)
+    tags = engine.store.read("schema/testing_space_tags", space=conv["b"])
+    assert tags == [{"tag": space_ops.fulltext_tag(conv["b"]), "n": len(S1) + len(S2)}]
+    tags = engine.store.read("schema/testing_space_tags", space=conv["a"])
+    assert tags == [{"tag": space_ops.fulltext_tag(conv["a"]), "n": len(S1) + len(S2) + len(NOTES)}]

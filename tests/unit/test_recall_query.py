@@ -315,3 +315,16 @@ def test_find_speakers_returns_known_names_once(query: str, known: list[str]) ->
     normalised = {" ".join(name.split()) for name in known}
     assert set(found) <= normalised
     assert len(found) == len(set(found))
+
+
+def test_scope_fulltext_query_requires_the_space_without_scoring_it():
+    from pipelines.recall.query import scope_fulltext_query
+    from pipelines.spaces import fulltext_tag
+
+    tag = fulltext_tag("locomo-conv-26")
+    assert tag.isalnum() and tag.startswith("sp")
+    assert fulltext_tag("locomo-conv-26") == tag != fulltext_tag("locomo_conv_26")
+    q = build_fulltext_query('cello "bowing technique"')
+    assert scope_fulltext_query(q, tag) == f"+space_tag:{tag}^0 +text:({q})"
+    with pytest.raises(ValueError):
+        scope_fulltext_query(q, "sp x) OR (*")
