@@ -40,6 +40,7 @@ from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG
 from pipelines.assemble.tokens import TokenEstimator
 
 __all__ = [
+    "BLOCK_SEPARATOR",
     "ContextSections",
     "FittedSections",
     "PackResult",
@@ -52,6 +53,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: Between two blocks: a line break (a blank line would cost a token per block for nothing;
+#: every block already starts and ends on its own delimiter line).
+BLOCK_SEPARATOR = "\n"
 
 
 class SectionKind(Enum):
@@ -80,7 +85,7 @@ def _render_section(
     head = header if header is not None else kind.header
     if not blocks:
         return f"{head}\n{_EMPTY_NOTES[kind]}"
-    return "\n".join([head, *([notice] if notice else []), "\n\n".join(blocks)])
+    return "\n".join([head, *([notice] if notice else []), BLOCK_SEPARATOR.join(blocks)])
 
 
 def render_memory_section(

@@ -62,6 +62,7 @@ from pipelines import spaces
 from pipelines.assemble.blocks import (
     DATA_NOTICE,
     MemoryRecord,
+    ParsedBlock,
     StageSummaryRecord,
     parse_blocks,
     render_memory_block,
@@ -91,6 +92,7 @@ from pipelines.assemble.ppr import (
     top_entities,
 )
 from pipelines.assemble.sections import (
+    BLOCK_SEPARATOR,
     ContextSections,
     SectionKind,
     fit_sections,
@@ -185,6 +187,21 @@ class ContextResponse:
 
 
 # ----------------------------------------------------------------------------- internals
+
+
+def _surviving(items: Sequence[_Item], blocks: Sequence[ParsedBlock]) -> list[_Item]:
+    """The items whose blocks are still in a section after condensing.
+
+    Condensing keeps the blocks in order and only ever drops trailing ones, so the k-th block
+    left is the k-th item (openings need not be unique: two memories of one speaker at one
+    time share theirs). Each pairing is checked against the opening line anyway.
+    """
+    present = []
+    for item, block in zip(items, blocks, strict=False):
+        if item.opening != block.opening:
+            raise AssertionError(f"block {block.opening!r} does not belong to item {item.id!r}")
+        present.append(item)
+    return present
 
 
 @dataclass
@@ -920,7 +937,7 @@ class _Run:
         return _Item(
             id=hit.id,
             block=block,
-            tokens=self.est.count(block) + 1,  # + the blank line between blocks
+            tokens=self.est.count(block) + 1,  # + the line break between blocks
             stage_id=hit.stage_id,
             score=round(float(hit.score), 6),
             detail=detail,
@@ -1151,7 +1168,7 @@ class _Run:
         items = [self._memory_item(h, {"rank": n + 1}, True, None) for n, h in enumerate(hits)]
         packed = pack_to_budget([(i, i.tokens) for i in items], room)
         text = (
-            "\n".join([_FLAT_HEADER, "\n\n".join(i.block for i in packed.kept)])
+            "\n".join([_FLAT_HEADER, BLOCK_SEPARATOR.join(i.block for i in packed.kept)])
             if packed.kept
             else f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
         )
@@ -1239,7 +1256,7 @@ class _Run:
         if not items:
             return text
         head = text.split("\n", 1)[0]
-        return "\n".join([head, "\n\n".join(i.block for i in items)])
+        return "\n".join([head, BLOCK_SEPARATOR.join(i.block for i in items)])
 
     def _respond(
         self,
@@ -1256,10 +1273,7 @@ class _Run:
             content = result.slot(slot_key).content
             sections[section] = content
             tokens[section] = result.slot(slot_key).final_tokens
-            by_opening = {i.opening: i for i in items_by_section.get(section, [])}
-            present = [
-                by_opening[b.opening] for b in parse_blocks(content) if b.opening in by_opening
-            ]
+            present = _surviving(items_by_section.get(section, []), parse_blocks(content))
             if section == "stage_summaries":
                 included[section] = []
                 phase_reports[section]["included_stages"] = [i.id for i in present]

@@ -216,7 +216,9 @@ def test_condense_reports_the_condenser_and_rejects_unknown_names() -> None:
 # ----------------------------------------------------------------------- memory blocks
 
 _memory_texts = st.lists(
-    st.sampled_from([*"ab #<>/&\n.?", "</memory>", "<memory id='x'>", "\n## Hi", " -> "]),
+    st.sampled_from(
+        [*"ab #<>/&\n.?", "</memory>", "<memory id='x'>", "</m>", "<m by='x'>", "\n## Hi", " -> "]
+    ),
     max_size=80,
 ).map("".join)
 
@@ -225,17 +227,18 @@ _memory_texts = st.lists(
 @given(contents=st.lists(_memory_texts, min_size=1, max_size=8), budget=st.integers(0, 400))
 def test_memory_blocks_condenser_never_breaks_delimiters(contents: list[str], budget: int) -> None:
     memories = [
-        MemoryRecord(f"m{i}", c, "user", "2025-01-01", "s1") for i, c in enumerate(contents)
+        MemoryRecord(f"m{i}", c, f"u{i}", "2025-01-01", "s1") for i, c in enumerate(contents)
     ]
     section = render_memory_section(SectionKind.RELATED_PRIOR, memories)
     result = condense_memory_blocks(section, budget, EST)
     assert EST.count(result) <= budget
     blocks = parse_blocks(result)
     # Balanced and intact: every opening has its closing, nothing half-open.
-    assert result.count("<memory") == result.count("</memory>") == len(blocks)
+    openings = [line for line in result.splitlines() if line.startswith("<m")]
+    assert len(openings) == result.count("</m>") == len(blocks)
     # Kept records are the leading ones, in order; a note says how many were omitted.
     ids = [b.opening.split('"')[1] for b in blocks]
-    assert ids == [f"m{i}" for i in range(len(blocks))]
+    assert ids == [f"u{i}" for i in range(len(blocks))]  # by="u<i>": the speaker
     if 0 < len(blocks) < len(memories):
         assert f"{len(memories) - len(blocks)} more record" in result
     # Condensed content never acquires a header-looking line.

@@ -175,7 +175,7 @@ def test_retention_is_not_monotone_in_priority_by_design() -> None:
 
 def test_sections_keep_every_record_delimited_when_condensed() -> None:
     memories = [
-        MemoryRecord(f"m{i}", f"Line {i}: we discussed the parser.\n" * 40, "user", None, "s1")
+        MemoryRecord(f"m{i}", f"Line {i}: we discussed the parser.\n" * 40, f"u{i}", None, "s1")
         for i in range(6)
     ]
     section = render_memory_section(SectionKind.CURRENT_STAGE, memories)
@@ -185,8 +185,8 @@ def test_sections_keep_every_record_delimited_when_condensed() -> None:
     current = result.slot("CURRENT")
     assert current.condenser == "memory_blocks"
     blocks = parse_blocks(current.content)
-    assert [b.opening.split('"')[1] for b in blocks] == [f"m{i}" for i in range(6)]
-    assert current.content.count("<memory") == current.content.count("</memory>") == 6
+    assert [b.opening.split('"')[1] for b in blocks] == [f"u{i}" for i in range(6)]
+    assert current.content.count("\n<m ") == current.content.count("</m>") == 6
     assert result.fits
 
 

@@ -19,7 +19,8 @@ def test_build_sections_labels_and_orders_everything() -> None:
     headers = [line for line in text.splitlines() if line.startswith("## ")]
     assert headers == ["## Current stage", "## Related prior context", "## Stage summaries"]
     assert text.count(DATA_NOTICE) == 3
-    assert text.index('id="m1"') < text.index('id="m7"') < text.index('<summary stage="s2"')
+    assert text.index('<m by="user" at="t1"') < text.index('<m by="assistant" at="t0"')
+    assert text.index('<m by="assistant"') < text.index('<summary stage="s2"')
     assert sections.current_stage.startswith(SectionKind.CURRENT_STAGE.header)
 
 
@@ -28,7 +29,7 @@ def test_empty_sections_say_so_explicitly() -> None:
     assert sections.current_stage == (
         "## Current stage\n(No memories were recalled for the current stage.)"
     )
-    assert "<memory" not in sections.as_text()
+    assert "<m " not in sections.as_text() and "</m>" not in sections.as_text()
     assert DATA_NOTICE not in sections.as_text()
 
 
