@@ -102,6 +102,13 @@ class AssemblyConfig(BaseModel):
     )
 
     # --- density gate -------------------------------------------------------
+    density_cache_ttl_s: float = Field(
+        default=30.0,
+        ge=0.0,
+        description="How long an Assembler reuses a space's density counts (seconds; 0 = "
+        "count on every request). Counting reads every memory's status (~80 ms at 100,000 "
+        "memories); a gate decision a few seconds stale is harmless. Never cached with as_of.",
+    )
     density_min_memories_per_dimension: float = Field(
         default=2.0,
         ge=0.0,

@@ -364,6 +364,28 @@ class Assembler:
             _EngineView(engine, self.embedder), recall_config or DEFAULT_RECALL_CONFIG
         )
         self.estimator = estimator
+        self._density: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
+        self._density_lock = threading.Lock()
+
+    def density_counts(
+        self, space: str, statuses: Sequence[str], as_of: datetime | None, ttl_s: float
+    ) -> dict[str, Any]:
+        """Memories and stages of a space for the density gate, cached for ``ttl_s`` seconds
+        (not with ``as_of``: those counts depend on the moment)."""
+        key = (space, tuple(statuses))
+        now = time.monotonic()
+        if as_of is None and ttl_s > 0:
+            with self._density_lock:
+                hit = self._density.get(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]
+        row = self.engine.store.read(
+            "assemble/density", space=space, statuses=list(statuses), as_of=as_of
+        )[0]
+        if as_of is None and ttl_s > 0:
+            with self._density_lock:
+                self._density[key] = (now + ttl_s, row)
+        return row
 
     # ------------------------------------------------------------------ public API
 
@@ -616,9 +638,9 @@ class _Run:
         statuses = ["active", "superseded"] if self.request.include_superseded else ["active"]
         if self.as_of is not None:
             statuses = ["active", "superseded"]
-        row = self.store.read(
-            "assemble/density", space=self.space, statuses=statuses, as_of=self.as_of
-        )[0]
+        row = self.service.density_counts(
+            self.space, statuses, self.as_of, self.config.density_cache_ttl_s
+        )
         memories, stages = int(row["memories"]), int(row["stages"])
         dims = self.engine.embedder.dimensions
         decision = density_gate(memories, stages, self.config, dimensions=dims)

@@ -542,3 +542,23 @@ def test_unknown_space_is_404(client):
         "/v1/spaces/no-such-space-x/context", json={"query": "q", "context_window": 2000}
     )
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_density_counts_are_cached_per_space_until_the_ttl(client, engine):
+    from pipelines.assemble.service import Assembler
+    from pipelines.ingest.service import Ingestor, MemoryIn
+
+    space = _new_space(client)
+    try:
+        _ingest(client, space, CONVERSATION[:1])
+        assembler = Assembler(engine)
+        first = assembler.density_counts(space, ["active"], None, ttl_s=600)
+        Ingestor(engine).add_memories(space, [MemoryIn(content="One more note about Lisbon.")])
+        assert assembler.density_counts(space, ["active"], None, ttl_s=600) == first
+        fresh = assembler.density_counts(space, ["active"], None, ttl_s=0)
+        assert fresh["memories"] == first["memories"] + 1
+        # as_of is never cached: the counts depend on the moment
+        now = datetime.now(UTC)
+        assert assembler.density_counts(space, ["active"], now, ttl_s=600) == fresh
+    finally:
+        client.delete(f"/v1/spaces/{space}")

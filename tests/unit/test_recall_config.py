@@ -20,7 +20,7 @@ def test_defaults_match_design_values() -> None:
     assert config.signals == ("vector", "fulltext", "entity", "heat", "recency")
     assert config.mmr_lambda == 0.5
     assert config.rerank_weight == 0.55
-    assert config.exact_scan_threshold == 20_000
+    assert config.exact_scan_threshold == 8_000
     assert config.max_query_chars == 2_000
     assert (config.min_k, config.max_k) == (1, 100)
 
@@ -115,8 +115,8 @@ def test_clamp_k(k: int | None, expected: int) -> None:
 
 def test_exact_scan_for_small_spaces_needs_no_overfetch() -> None:
     config = DEFAULT_RECALL_CONFIG
-    assert config.use_exact_scan(20_000)
-    assert not config.use_exact_scan(20_001)
+    assert config.use_exact_scan(config.exact_scan_threshold)
+    assert not config.use_exact_scan(config.exact_scan_threshold + 1)
     assert config.vector_fetch_size(100, space_size=500, filter_selectivity=0.01) == 100
 
 
