@@ -143,8 +143,12 @@ CALL () {
   RETURN signal, 0 AS qi, m, score
 }
 WITH m, collect({signal: signal, qi: qi, score: score}) AS hits
+// Times travel as integer microseconds since the epoch: hydrating hundreds of driver DateTime
+// values per recall cost more than the query itself (pipelines.recall.service._from_micros).
 RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind AS kind,
        m.session_id AS session_id, m.turn_index AS turn_index, m.stage_id AS stage_id,
-       m.event_time AS event_time, m.ingested_at AS ingested_at, m.heat AS heat,
-       m.last_access AS last_access, m.access_count AS access_count, m.status AS status,
-       hits
+       m.event_time.epochSeconds * 1000000 + m.event_time.microsecond AS event_time_us,
+       m.ingested_at.epochSeconds * 1000000 + m.ingested_at.microsecond AS ingested_at_us,
+       m.heat AS heat,
+       m.last_access.epochSeconds * 1000000 + m.last_access.microsecond AS last_access_us,
+       m.access_count AS access_count, m.status AS status, hits

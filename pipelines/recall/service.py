@@ -188,9 +188,12 @@ class _Plan:
     now: datetime
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _from_micros(value: int | None) -> datetime | None:
+    """UTC datetime from integer microseconds since the epoch (exact, any sign)."""
+    return None if value is None else _EPOCH + timedelta(microseconds=int(value))
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -571,10 +574,10 @@ class Recaller:
                 session_id=r["session_id"],
                 turn_index=r["turn_index"],
                 stage_id=r["stage_id"],
-                event_time=_native(r["event_time"]),
-                ingested_at=_native(r["ingested_at"]),
+                event_time=_from_micros(r["event_time_us"]),
+                ingested_at=_from_micros(r["ingested_at_us"]),
                 heat=r["heat"],
-                last_access=_native(r["last_access"]),
+                last_access=_from_micros(r["last_access_us"]),
             )
             for hit in r["hits"]:
                 signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])
