@@ -55,8 +55,11 @@ lint: venv
 format: venv
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
+# Two questions in flight: the full run (recall + context, both settings) took 5,265 s on 2 cores.
+LOCOMO_ARGS ?= --workers 2
+
 bench-locomo: venv
-	$(BIN)/python -m benchmarks locomo
+	$(BIN)/python -m benchmarks locomo $(LOCOMO_ARGS)
 
 bench-perf: venv
 	$(BIN)/python -m benchmarks perf
