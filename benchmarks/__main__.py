@@ -194,7 +194,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     t0 = time.perf_counter()
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
-        preexisting = preexisting_memories(engine)
+        preexisting_memories(engine, neo)
         try:
             system = MnemographSystem(engine, progress=options.progress, recall_api=api)
             plans, context_error = _context_plans(engine, args) if options.context else ([], None)
@@ -217,7 +217,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
                 reference_seconds = time.perf_counter() - t_ref
         finally:
             engine.close()
-        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
+        neo_desc = neo.describe()
     total = time.perf_counter() - t0
     result = {
         "name": name,

@@ -128,7 +128,7 @@ def main(args: argparse.Namespace) -> int:
     build_s = None
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
-        preexisting = preexisting_memories(engine)
+        preexisting_memories(engine, neo)
         system = MnemographSystem(
             engine, batch_turns=args.batch_turns, progress=not args.no_progress
         )
@@ -146,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
             if built and not args.keep_spaces:
                 system.drop(space)
             engine.close()
-        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
+        neo_desc = neo.describe()
     result = {
         "name": args.name,
         "kind": "consolidation",

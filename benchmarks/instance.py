@@ -29,6 +29,8 @@ class BenchNeo4j:
     base_dir: Path | None
     heap: str | None = None
     pagecache: str | None = None
+    #: memories per space found in the database before the run (:func:`preexisting_memories`)
+    preexisting_memories: dict[str, int] | None = None
 
     def describe(self) -> dict[str, object]:
         return {
@@ -38,6 +40,7 @@ class BenchNeo4j:
             "data_dir": str(self.base_dir) if self.base_dir else None,
             "heap": self.heap,
             "pagecache": self.pagecache,
+            "preexisting_memories": self.preexisting_memories,
         }
 
 
@@ -101,13 +104,13 @@ def start_engine(uri: str):
     return Engine.start(engine_settings(Settings(neo4j_uri=uri)))
 
 
-def preexisting_memories(engine) -> dict[str, int]:
+def preexisting_memories(engine, neo: BenchNeo4j) -> dict[str, int]:
     """Memories already in the benchmark database, per space, before the run starts.
 
     The vector and full-text indexes are global to the database: other spaces cost
     latency (the vector index is post-filtered by space) and, before the full-text index
     was restricted per space (migration 0004), they cost recall too. Every benchmark prints
-    a warning and records this in its result.
+    a warning and records this in its result (``neo.describe()``).
     """
     rows = engine.store.read("bench/memories_per_space")
     counts = {str(r["space"]): int(r["memories"]) for r in rows}
@@ -121,4 +124,5 @@ def preexisting_memories(engine) -> dict[str, int]:
             file=sys.stderr,
             flush=True,
         )
+    neo.preexisting_memories = counts
     return counts

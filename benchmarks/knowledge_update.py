@@ -161,7 +161,7 @@ def main(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
-        preexisting_memories(engine)  # warns; this benchmark measures quality only
+        preexisting_memories(engine, neo)  # warns; this benchmark measures quality only
         made = []
         try:
             for label, with_job in (("without", False), ("with", True)):

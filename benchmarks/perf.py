@@ -526,7 +526,7 @@ def main(args: argparse.Namespace) -> int:
     info: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
-        preexisting = preexisting_memories(engine)
+        preexisting_memories(engine, neo)
         try:
             system = MnemographSystem(engine, batch_turns=args.batch_turns, progress=progress)
             if dataset is not None:
@@ -547,7 +547,7 @@ def main(args: argparse.Namespace) -> int:
             readiness = engine.readiness()
         finally:
             engine.close()
-        neo_desc = {**neo.describe(), "preexisting_memories": preexisting}
+        neo_desc = neo.describe()
     durations["total"] = round(time.perf_counter() - t0, 1)
     result = {
         "name": args.name,

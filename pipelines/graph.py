@@ -62,6 +62,13 @@ def _plain(value: Any) -> Any:
     return value  # temporal and spatial values, bytes
 
 
+def to_native(value: Any) -> Any:
+    """A driver temporal value (``neo4j.time.DateTime`` …) as its Python equivalent; any other
+    value unchanged."""
+    convert = getattr(value, "to_native", None)
+    return convert() if convert is not None else value
+
+
 def _row(record: neo4j.Record) -> Row:
     return {k: _plain(v) for k, v in zip(record.keys(), record.values(), strict=True)}
 

@@ -103,6 +103,7 @@ from pipelines.assemble.sections import (
 from pipelines.assemble.stage_inference import density_gate
 from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
 from pipelines.errors import InvalidInput, NotFound
+from pipelines.graph import to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
 from pipelines.recall.query import clean_query
@@ -252,11 +253,6 @@ class _Clock:
         return self.timings
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
-
-
 def _utc(moment: datetime | None) -> datetime | None:
     if moment is None:
         return None
@@ -273,8 +269,8 @@ def _stage_row(row: dict[str, Any]) -> _Stage:
         id=row["id"],
         name=row.get("name"),
         kind=row.get("kind"),
-        started_at=_utc(_native(row.get("started_at"))),
-        ended_at=_utc(_native(row.get("ended_at"))),
+        started_at=_utc(to_native(row.get("started_at"))),
+        ended_at=_utc(to_native(row.get("ended_at"))),
         ordinal=row.get("ordinal"),
     )
 
@@ -952,7 +948,7 @@ class _Run:
             id=hit.id,
             content=hit.content,
             speaker=hit.speaker or hit.role,
-            time=short_time(_utc(_native(hit.time))),
+            time=short_time(_utc(to_native(hit.time))),
             stage=(stage_name or _stage_display(hit.stage_id)) if with_stage else None,
         )
         block = render_memory_block(record)
@@ -1085,7 +1081,7 @@ class _Run:
                 score=float(r["score"]),
                 session_id=r["session_id"],
                 stage_id=r["stage_id"],
-                time=_native(r["event_time"]),
+                time=to_native(r["event_time"]),
                 speaker=r["speaker"],
                 role=r["role"],
             )

@@ -27,6 +27,7 @@ from typing import Any
 
 from pipelines.consolidate.config import DecayConfig
 from pipelines.consolidate.runner import JobContext
+from pipelines.graph import to_native
 from pipelines.recall.heat import effective_heat
 
 STAGES: tuple[str, ...] = ("labile", "early", "late", "consolidated")
@@ -74,14 +75,9 @@ class DecayUpdate:
     changed_stage: bool
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
-
-
 def _stage_inputs(row: dict[str, Any], now: datetime) -> tuple[float, float, int]:
     """(age in hours since ingestion, importance, replays) of a memory row."""
-    born = _native(row.get("ingested_at")) or _native(row.get("event_time")) or now
+    born = to_native(row.get("ingested_at")) or to_native(row.get("event_time")) or now
     age_hours = max(0.0, (now - born).total_seconds() / 3600.0)
     replays = int(row.get("access_count") or 0) + int(row.get("restatements") or 0)
     importance = float(row.get("importance") if row.get("importance") is not None else 0.5)
@@ -91,8 +87,8 @@ def _stage_inputs(row: dict[str, Any], now: datetime) -> tuple[float, float, int
 def plan_decay(row: dict[str, Any], now: datetime, config: DecayConfig) -> DecayUpdate | None:
     """The update of one memory row (``decay_page`` columns), or ``None`` when nothing moved
     more than ``config.min_change``."""
-    born = _native(row.get("ingested_at")) or _native(row.get("event_time")) or now
-    since = _native(row.get("last_access")) or born
+    born = to_native(row.get("ingested_at")) or to_native(row.get("event_time")) or now
+    since = to_native(row.get("last_access")) or born
     age_hours, importance, replays = _stage_inputs(row, now)
     stage = consolidation_stage(
         age_hours, importance, replays, bool(row.get("congruent")), row.get("stage"), config

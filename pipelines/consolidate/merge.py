@@ -43,7 +43,7 @@ from pipelines.consolidate.config import MergeConfig
 from pipelines.consolidate.runner import JobContext
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, NotFound
-from pipelines.graph import Tx
+from pipelines.graph import Tx, to_native
 from pipelines.ingest.config import GateConfig
 from pipelines.ingest.gate import DuplicateCandidate, near_duplicate
 from pipelines.ingest.gate import _profile as _gate_profile
@@ -53,11 +53,6 @@ ABSORBED = ("restatements", "access_count", "heat", "importance")
 
 def _from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000.0, UTC)
-
-
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +74,8 @@ class MemoryInfo:
             speaker=row.get("speaker"),
             role=row.get("role"),
             kind=row.get("kind"),
-            event_time=_native(row.get("event_time")),
-            ingested_at=_native(row.get("ingested_at")),
+            event_time=to_native(row.get("event_time")),
+            ingested_at=to_native(row.get("ingested_at")),
             embedding=row["embedding"],
         )
 
@@ -345,7 +340,7 @@ def run(ctx: JobContext) -> None:
     cfg = ctx.config.merge
     head = ctx.store.read("consolidate/merge_watermark", space=ctx.space)[0]
     watermark = head["watermark"]
-    db_now = _native(head["now"])
+    db_now = to_native(head["now"])
     blocked = _blocked(head["undone"])
     sizes = ctx.store.read("consolidate/merge_counts", space=ctx.space, watermark=watermark)[0]
     ctx.counts["checked"] = sizes["fresh"]

@@ -15,7 +15,6 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from pipelines import spaces
 from pipelines.consolidate.config import (
@@ -28,13 +27,9 @@ from pipelines.consolidate.config import (
 from pipelines.consolidate.runner import run_job
 from pipelines.engine import Engine
 from pipelines.errors import Busy, DomainError
+from pipelines.graph import to_native
 
 log = logging.getLogger("mnemograph.scheduler")
-
-
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
 
 
 def due_jobs(
@@ -119,7 +114,7 @@ class Scheduler:
                 break
             sid = space["id"]
             rows = self.engine.store.read("consolidate/jobrun_last", space=sid, include_dry=True)
-            last = {r["job"]: _native(r["last_started"]) for r in rows}
+            last = {r["job"]: to_native(r["last_started"]) for r in rows}
             for job in due_jobs(last, intervals, self.clock()):
                 if self._stop.is_set():
                     break

@@ -278,11 +278,6 @@ def fingerprint(name: str | None, members: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- service
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
-
-
 def _inputs(
     rows: Sequence[Mapping[str, Any]], names: Mapping[str, StageEntity]
 ) -> dict[str, tuple[list, list, list]]:

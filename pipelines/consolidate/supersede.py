@@ -52,17 +52,13 @@ from pipelines.consolidate.config import SupersedeConfig
 from pipelines.consolidate.runner import JobContext
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput, NotFound
+from pipelines.graph import to_native
 
 Order = tuple[float, float, int]
 
 
-def _native(value: Any) -> Any:
-    to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
-
-
 def _ts(value: Any) -> float:
-    t = _native(value)
+    t = to_native(value)
     if isinstance(t, int | float):
         return t / 1000.0  # epoch milliseconds
     return t.timestamp() if isinstance(t, datetime) else float("-inf")

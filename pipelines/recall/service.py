@@ -188,6 +188,11 @@ class _Plan:
     now: datetime
 
 
+def _ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
+    """Ids by score, best first; ties by id for determinism."""
+    return [item_id for _, item_id in sorted(scored, key=lambda p: (-p[0], p[1]))]
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -631,10 +636,7 @@ class Recaller:
                 if name in (SIGNAL_HEAT, SIGNAL_RECENCY):
                     continue  # recomputed below from the stored values
                 by_name.setdefault(name, []).append((score, c.id))
-        rankings = {
-            name: [item_id for _, item_id in sorted(items, key=lambda p: (-p[0], p[1]))]
-            for name, items in by_name.items()
-        }
+        rankings = {name: _ranked(items) for name, items in by_name.items()}
         # Heat and recency rank the pool (content candidates, plus their own ones when
         # configured); a signal that hardly varies over the pool says nothing and is dropped.
         own = (SIGNAL_HEAT, SIGNAL_RECENCY)
@@ -840,8 +842,7 @@ class Recaller:
         fulltext_hits = [c.raw[SIGNAL_FULLTEXT] for c in pool.values() if SIGNAL_FULLTEXT in c.raw]
 
         def ranking(signal: str) -> list[str]:
-            hits = [(c.raw[signal], c.id) for c in pool.values() if signal in c.raw]
-            return [i for _, i in sorted(hits, key=lambda p: (-p[0], p[1]))]
+            return _ranked([(c.raw[signal], c.id) for c in pool.values() if signal in c.raw])
 
         inputs = AbstentionInputs(
             top_vector_similarity=_cosine_from_neo4j(max(vector_hits)) if vector_hits else None,
