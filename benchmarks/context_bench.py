@@ -5,8 +5,9 @@
   must beat; it is implemented here, in the harness.
 * :class:`AssemblerContext` — ``pipelines.assemble.service.Assembler(engine).assemble(space,
   ContextRequest(...))``. The request gets the question text, ``context_window`` = the budget and
-  ``headroom`` = 1.0, so the assembler's whole budget is the figure in the report (its section
-  headers and block delimiters count against it; the flat baseline counts only its memory
+  ``headroom`` = 1.0 (and the assembler's ``safety_margin`` = 0), so the assembler's whole
+  budget is the figure in the report (its query, data notice, section headers and block
+  delimiters count against it; the flat baseline counts only its memory
   lines, so the comparison is conservative for the assembler); the question time goes in as
   ``now`` when the request has such a field. Until the service exists :func:`load_assembler`
   raises :class:`ContextBenchUnavailable`, and the runner reports the assembler as "not run",
@@ -128,6 +129,17 @@ def included_memory_ids(resp: Any) -> list[str]:
     )
 
 
+def _full_window_config() -> dict[str, Any]:
+    """The assembler's configuration for the benchmark: no safety margin, so (with headroom
+    1.0) the whole prompt may use exactly the budget, as the flat baseline's lines do. The
+    product default keeps 64 tokens of every window free for the answer."""
+    try:
+        from pipelines.assemble.config import AssemblyConfig
+    except ImportError:
+        return {}
+    return {"config": AssemblyConfig(safety_margin=0)}
+
+
 #: Assembler variants the harness knows: name → (flat mode, ablations).
 ASSEMBLER_VARIANTS: dict[str, tuple[bool, frozenset[str]]] = {
     "assembler": (False, frozenset()),
@@ -153,7 +165,7 @@ class AssemblerContext:
         if variant not in ASSEMBLER_VARIANTS:
             raise ValueError(f"unknown assembler variant {variant!r}: {sorted(ASSEMBLER_VARIANTS)}")
         assembler_cls, self._request_cls = api or load_assembler()
-        self._assembler = assembler_cls(engine)
+        self._assembler = assembler_cls(engine, **_full_window_config())
         self.name = variant
         self.flat, self.ablate = ASSEMBLER_VARIANTS[variant]
         fields = getattr(self._request_cls, "model_fields", None) or getattr(

@@ -32,7 +32,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from pipelines.assemble.blocks import defang_line_starts, parse_blocks
+from pipelines.assemble.blocks import (
+    CONTINUATION,
+    RECORDS_TAG,
+    ParsedRecord,
+    defang_line_starts,
+    parse_blocks,
+    parse_records,
+)
 from pipelines.assemble.tokens import TokenEstimator
 
 __all__ = [
@@ -409,6 +416,103 @@ def _condense_block_content(content: str, budget: int, estimator: TokenEstimator
     return truncate(content, budget, estimator)
 
 
+def _water_fill(
+    originals: Sequence[str],
+    frame_cost: Sequence[int],
+    fixed: int,
+    note_cost: Callable[[int], int],
+    assemble: Callable[[int, Sequence[str]], str],
+    condense_one: Callable[[str, int], str],
+    budget: int,
+    estimator: TokenEstimator,
+) -> str | None:
+    """Keep as many units as possible, then share the budget among their contents.
+
+    Tries ``kept`` = all units, then one fewer, ...: the budget left after the fixed text, the
+    kept units' frames and the omission note is water-filled from the last (least important)
+    kept unit to the first; each gets ``floor(remaining / units_left)``, and a unit that needs
+    less leaves the rest to earlier ones.  ``None`` when not even one unit fits.
+    """
+    for kept in range(len(originals), 0, -1):
+        available = budget - fixed - sum(frame_cost[:kept]) - note_cost(kept)
+        slack = 0
+        while available - slack >= 0:
+            remaining = available - slack
+            contents = list(originals[:kept])
+            for position, i in enumerate(reversed(range(kept))):
+                share = remaining // (kept - position)
+                contents[i] = condense_one(originals[i], share)
+                remaining -= min(estimator.count(contents[i]), remaining)
+            result = assemble(kept, contents)
+            excess = estimator.count(result) - budget
+            if excess <= 0:
+                return result
+            slack += excess
+    return None
+
+
+def _condense_record_content(content: str, budget: int, estimator: TokenEstimator) -> str:
+    """Condense a memory record's content (escaped, continuation lines indented): condensed
+    without its indentation, then re-indented so no line of it can start a record."""
+    if estimator.count(content) <= budget:
+        return content
+    plain = content.replace("\n" + CONTINUATION, "\n")
+
+    def indent(text: str) -> str:
+        return text.replace("\n", "\n" + CONTINUATION)
+
+    condensed = indent(_condense_block_content(plain, budget, estimator))
+    room = budget
+    while estimator.count(condensed) > budget and room > 0:  # indentation cost: shrink more
+        room = max(0, room - (estimator.count(condensed) - budget))
+        condensed = indent(truncate(plain, room, estimator)).rstrip(" \n")
+    return condensed if estimator.count(condensed) <= budget else ""
+
+
+def _condense_records(
+    text: str, records: Sequence[ParsedRecord], budget: int, estimator: TokenEstimator
+) -> str:
+    """:func:`condense_memory_blocks` for ``<memories>`` blocks of one-line records: every
+    kept record keeps its head (provenance); contents shrink first, trailing records go only
+    when even their heads do not fit, and the note saying so follows the block."""
+    prefix, suffix = text[: records[0].start], text[records[-1].end :]
+    gaps = [text[a.end : b.start] for a, b in itertools.pairwise(records)] + [""]
+    frame_cost = [
+        estimator.count(r.head) + estimator.count(gap) for r, gap in zip(records, gaps, strict=True)
+    ]
+
+    def note(kept: int) -> str:
+        return "\n" + _omission_note(len(records) - kept) if kept < len(records) else ""
+
+    def assemble(kept: int, contents: Sequence[str]) -> str:
+        parts = [prefix]
+        for i in range(kept):
+            parts.append(records[i].head + contents[i])
+            if i < kept - 1:
+                parts.append(gaps[i])
+        parts.append(suffix)
+        parts.append(note(kept))
+        return "".join(parts)
+
+    fitted = _water_fill(
+        [r.content for r in records],
+        frame_cost,
+        estimator.count(prefix) + estimator.count(suffix),
+        lambda kept: estimator.count(note(kept)),
+        assemble,
+        lambda content, share: _condense_record_content(content, share, estimator),
+        budget,
+        estimator,
+    )
+    if fitted is not None:
+        return fitted
+    head = text[: text.rfind(f"<{RECORDS_TAG}>", 0, records[0].start)].rstrip("\n")
+    only_note = (head + "\n" if head else "") + _omission_note(len(records))
+    if estimator.count(only_note) <= budget:
+        return only_note
+    return truncate(head, budget, estimator)
+
+
 def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) -> str:
     """Condense a section of rendered data blocks, keeping every delimiter intact.
 
@@ -421,11 +525,17 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
     condenser.  Only when even the delimiters do not fit are trailing blocks
     dropped, replaced by a note saying how many were omitted.  If not even the
     header fits, the header is truncated (no block is ever left half-open).
+
+    A section of memory records (a ``<memories>`` block, one record per memory) is
+    condensed the same way with records as the units and their heads as the frames.
     """
     if estimator.count(text) <= budget:
         return text
     if budget <= 0:
         return ""
+    records = parse_records(text)
+    if records:
+        return _condense_records(text, records, budget, estimator)
     blocks = parse_blocks(text)
     if not blocks:
         return truncate(text, budget, estimator)
@@ -435,7 +545,9 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
         estimator.count(f"{b.opening}\n\n{b.closing}") + estimator.count(gap)
         for b, gap in zip(blocks, gaps, strict=True)
     ]
-    fixed = estimator.count(prefix) + estimator.count(suffix)
+
+    def note(kept: int) -> str:
+        return ("\n" if kept else "") + _omission_note(len(blocks) - kept)
 
     def assemble(kept: int, contents: Sequence[str]) -> str:
         parts = [prefix]
@@ -444,28 +556,22 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
             if i < kept - 1:
                 parts.append(gaps[i])
         if kept < len(blocks):
-            parts.append(("\n" if kept else "") + _omission_note(len(blocks) - kept))
+            parts.append(note(kept))
         parts.append(suffix)
         return "".join(parts)
 
-    for kept in range(len(blocks), 0, -1):
-        note = (
-            estimator.count("\n" + _omission_note(len(blocks) - kept)) if kept < len(blocks) else 0
-        )
-        available = budget - fixed - sum(frame_cost[:kept]) - note
-        slack = 0
-        while available - slack >= 0:
-            remaining = available - slack
-            contents = [b.content for b in blocks[:kept]]
-            for position, i in enumerate(reversed(range(kept))):
-                share = remaining // (kept - position)
-                contents[i] = _condense_block_content(blocks[i].content, share, estimator)
-                remaining -= min(estimator.count(contents[i]), remaining)
-            result = assemble(kept, contents)
-            excess = estimator.count(result) - budget
-            if excess <= 0:
-                return result
-            slack += excess
+    fitted = _water_fill(
+        [b.content for b in blocks],
+        frame_cost,
+        estimator.count(prefix) + estimator.count(suffix),
+        lambda kept: estimator.count(note(kept)) if kept < len(blocks) else 0,
+        assemble,
+        lambda content, share: _condense_block_content(content, share, estimator),
+        budget,
+        estimator,
+    )
+    if fitted is not None:
+        return fitted
     only_note = prefix.rstrip("\n") + "\n" + _omission_note(len(blocks))
     if estimator.count(only_note) <= budget:
         return only_note

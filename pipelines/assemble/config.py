@@ -140,6 +140,23 @@ class AssemblyConfig(BaseModel):
         "the most recent stage is chosen instead.",
     )
 
+    flat_stage_provenance: bool = Field(
+        default=False,
+        description="Whether flat mode's memory records name their stage ([when | stage] who:). "
+        "Flat mode is chosen when stages carry no scoping signal (density gate), and time-gap "
+        "stages are named by their start time, which the record's time already shows: the "
+        "label would cost about 6 tokens per memory for nothing. Staged mode always names the "
+        "stage (in the section header for the current stage, per record elsewhere).",
+    )
+
+    flat_pool_factor: float = Field(
+        default=4.0,
+        ge=1.0,
+        description="Flat mode recalls this many times as many memories as its budget holds "
+        "at expected_item_tokens each, so first-fit packing can fill the room a long memory "
+        "leaves with shorter ones further down the ranking (capped by recall's max_k).",
+    )
+
     # --- service -------------------------------------------------------------
     min_context_window: int = Field(
         default=256, ge=1, description="Smallest model window /context accepts (tokens)."

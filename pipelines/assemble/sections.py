@@ -7,8 +7,10 @@ The stage-aware assembler composes its context as three labelled sections:
   through shared entities;
 * ``## Stage summaries`` -- Phase 3, summaries of stages not covered above.
 
-Each section is its header line, the data notice, then one delimited block per
-item (:mod:`pipelines.assemble.blocks`), in rank order.  An empty section still
+Each section is its header line, the data notice, then its items in rank order
+(:mod:`pipelines.assemble.blocks`): memories as one-line records (``[when | stage]
+who: what``) inside one ``<memories>`` data block, stage summaries as one
+delimited block each.  An empty section still
 says so explicitly: "nothing recalled for the current stage" is a signal the
 reader can use (e.g. to abstain), unlike a silently missing section.  Section
 text is what the ``memory_blocks`` condenser shortens without breaking blocks.
@@ -31,7 +33,8 @@ from pipelines.assemble.blocks import (
     DATA_NOTICE,
     MemoryRecord,
     StageSummaryRecord,
-    render_memory_block,
+    render_memory_line,
+    render_records_block,
     render_summary_block,
 )
 from pipelines.assemble.budget import PhaseAllocation, allocate_phase_budgets
@@ -54,8 +57,8 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Between two blocks: a line break (a blank line would cost a token per block for nothing;
-#: every block already starts and ends on its own delimiter line).
+#: Between two blocks or records: a line break (a blank line would cost a token per item for
+#: nothing; every block already starts and ends on its own delimiter line).
 BLOCK_SEPARATOR = "\n"
 
 
@@ -104,7 +107,8 @@ def render_memory_section(
     if kind is SectionKind.STAGE_SUMMARIES:
         raise ValueError("use render_summary_section for stage summaries")
     _check_header(header)
-    return _render_section(kind, [render_memory_block(m) for m in memories], notice, header)
+    lines = [render_memory_line(m) for m in memories]
+    return _render_section(kind, [render_records_block(lines)] if lines else [], notice, header)
 
 
 def render_summary_section(

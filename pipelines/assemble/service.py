@@ -62,10 +62,12 @@ from pipelines import spaces
 from pipelines.assemble.blocks import (
     DATA_NOTICE,
     MemoryRecord,
-    ParsedBlock,
     StageSummaryRecord,
     parse_blocks,
-    render_memory_block,
+    parse_records,
+    record_head,
+    render_memory_line,
+    render_records_block,
     render_summary_block,
 )
 from pipelines.assemble.budget import split_budget
@@ -133,7 +135,6 @@ _FLAT_EMPTY = "(No memories were recalled.)"
 _PHASE_PRESET = "full"
 _GLOBAL_PRESET = "full"
 _FLAT_PRESET = "full"
-_FLAT_POOL_FACTOR = 1.5
 
 
 # ----------------------------------------------------------------------------- interface
@@ -190,17 +191,17 @@ class ContextResponse:
 # ----------------------------------------------------------------------------- internals
 
 
-def _surviving(items: Sequence[_Item], blocks: Sequence[ParsedBlock]) -> list[_Item]:
-    """The items whose blocks are still in a section after condensing.
+def _surviving(items: Sequence[_Item], openings: Sequence[str]) -> list[_Item]:
+    """The items whose blocks (or records) are still in a section after condensing.
 
-    Condensing keeps the blocks in order and only ever drops trailing ones, so the k-th block
-    left is the k-th item (openings need not be unique: two memories of one speaker at one
-    time share theirs). Each pairing is checked against the opening line anyway.
+    Condensing keeps them in order and only ever drops trailing ones, so the k-th one left is
+    the k-th item (openings need not be unique: two memories of one speaker at one time share
+    theirs). Each pairing is checked against the opening line (a record's head) anyway.
     """
     present = []
-    for item, block in zip(items, blocks, strict=False):
-        if item.opening != block.opening:
-            raise AssertionError(f"block {block.opening!r} does not belong to item {item.id!r}")
+    for item, opening in zip(items, openings, strict=False):
+        if item.opening != opening:
+            raise AssertionError(f"{opening!r} does not belong to item {item.id!r}")
         present.append(item)
     return present
 
@@ -215,10 +216,12 @@ class _Item:
     stage_id: str | None = None
     score: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    head: str | None = None
+    """A memory record's head (``[when | stage] who: ``); ``None`` for summary blocks."""
 
     @property
     def opening(self) -> str:
-        return self.block.split("\n", 1)[0]
+        return self.head if self.head is not None else self.block.split("\n", 1)[0]
 
 
 @dataclass
@@ -951,11 +954,12 @@ class _Run:
             time=short_time(_utc(to_native(hit.time))),
             stage=(stage_name or _stage_display(hit.stage_id)) if with_stage else None,
         )
-        block = render_memory_block(record)
+        block = render_memory_line(record)
         return _Item(
             id=hit.id,
             block=block,
-            tokens=self.est.count(block) + 1,  # + the line break between blocks
+            head=record_head(record),
+            tokens=self.est.count(block) + 1,  # + the line break between records
             stage_id=hit.stage_id,
             score=round(float(hit.score), 6),
             detail=detail,
@@ -1159,14 +1163,17 @@ class _Run:
         keys = [_SLOT_OF[FLAT_SECTION]]
         template, budget = self._template(keys)
         section_budget = self._section_budget(budget.content_budget)
-        header_tokens = self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}")
+        header_tokens = max(
+            self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"),
+            self.est.count(f"{_FLAT_HEADER}\n{render_records_block([''])}"),
+        )
         room = max(0, section_budget - header_tokens)
         max_k = self.recaller.config.max_k
         k = min(
             max_k,
             max(
                 cfg.max_chunks_per_phase,
-                math.ceil(room / cfg.expected_item_tokens * _FLAT_POOL_FACTOR),
+                math.ceil(room / cfg.expected_item_tokens * cfg.flat_pool_factor),
             ),
         )
         resp = self.recaller.recall(
@@ -1183,10 +1190,13 @@ class _Run:
         )
         hits = self._valid(resp.results)
         self.clock.lap("recall")
-        items = [self._memory_item(h, {"rank": n + 1}, True, None) for n, h in enumerate(hits)]
+        items = [
+            self._memory_item(h, {"rank": n + 1}, cfg.flat_stage_provenance, None)
+            for n, h in enumerate(hits)
+        ]
         packed = pack_to_budget([(i, i.tokens) for i in items], room)
         text = (
-            "\n".join([_FLAT_HEADER, BLOCK_SEPARATOR.join(i.block for i in packed.kept)])
+            "\n".join([_FLAT_HEADER, render_records_block([i.block for i in packed.kept])])
             if packed.kept
             else f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
         )
@@ -1274,7 +1284,9 @@ class _Run:
         if not items:
             return text
         head = text.split("\n", 1)[0]
-        return "\n".join([head, BLOCK_SEPARATOR.join(i.block for i in items)])
+        if kind is SectionKind.STAGE_SUMMARIES:
+            return "\n".join([head, BLOCK_SEPARATOR.join(i.block for i in items)])
+        return "\n".join([head, render_records_block([i.block for i in items])])
 
     def _respond(
         self,
@@ -1291,7 +1303,12 @@ class _Run:
             content = result.slot(slot_key).content
             sections[section] = content
             tokens[section] = result.slot(slot_key).final_tokens
-            present = _surviving(items_by_section.get(section, []), parse_blocks(content))
+            openings = (
+                [b.opening for b in parse_blocks(content)]
+                if section == "stage_summaries"
+                else [r.head for r in parse_records(content)]
+            )
+            present = _surviving(items_by_section.get(section, []), openings)
             if section == "stage_summaries":
                 included[section] = []
                 phase_reports[section]["included_stages"] = [i.id for i in present]

@@ -10,12 +10,18 @@ from pipelines.assemble.blocks import (
     MemoryRecord,
     StageSummaryRecord,
     escape_content,
+    escape_record_content,
     normalize_newlines,
     parse_blocks,
+    parse_records,
+    record_head,
     render_block,
     render_memory_block,
+    render_memory_line,
+    render_records_block,
     render_summary_block,
     unescape_content,
+    unescape_record_content,
 )
 from pipelines.assemble.sections import SectionKind, render_memory_section
 from pipelines.assemble.warning import BANNER_HEADER
@@ -78,14 +84,51 @@ def test_block_has_one_opening_one_closing_and_no_header_lines(
 
 @settings(max_examples=100, deadline=None)
 @given(contents=st.lists(_hostile, min_size=1, max_size=6))
-def test_section_blocks_stay_separate_whatever_the_content(contents: list[str]) -> None:
-    memories = [MemoryRecord(f"m{i}", c) for i, c in enumerate(contents)]
+def test_section_records_stay_separate_whatever_the_content(contents: list[str]) -> None:
+    memories = [MemoryRecord(f"m{i}", c, "Ann", "2023-05-08 13:56") for i, c in enumerate(contents)]
     section = render_memory_section(SectionKind.CURRENT_STAGE, memories)
-    openings = [line for line in section.splitlines() if line.startswith("<m")]
-    assert len(openings) == section.count("</m>") == len(contents)
-    assert [b.content for b in parse_blocks(section)] == [escape_content(c) for c in contents]
+    assert section.count("<memories>") == section.count("</memories>") == 1
+    records = parse_records(section)
+    assert [r.content for r in records] == [escape_record_content(c) for c in contents]
+    assert [unescape_record_content(r.content) for r in records] == [
+        normalize_newlines(c) for c in contents
+    ]
+    # Only the records' own first lines start a line with "[": stored text cannot start one.
+    starts = [line for line in section.splitlines() if line.startswith("[")]
+    assert len(starts) == len(contents)
     headers = [line for line in section.splitlines() if line.lstrip().startswith("#")]
     assert headers == [SectionKind.CURRENT_STAGE.header]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    content=_hostile,
+    speaker=st.text(max_size=20),
+    time=st.text(max_size=20),
+    stage=st.one_of(st.none(), st.text(max_size=20)),
+)
+def test_record_head_cannot_be_forged_by_any_field(
+    content: str, speaker: str, time: str, stage: str | None
+) -> None:
+    memory = MemoryRecord("m1", content, speaker, time, stage)
+    block = render_records_block([render_memory_line(memory), render_memory_line(memory)])
+    assert block.count("<") == 2  # only the two delimiters
+    first, second = parse_records(block)
+    assert first.head == second.head == record_head(memory)
+    assert first.head.count("[") == 1 and first.head.count("]") == 1
+    assert unescape_record_content(first.content) == normalize_newlines(content)
+    assert not any(line.lstrip().startswith("#") for line in block.splitlines())
+
+
+def test_record_examples() -> None:
+    line = render_memory_line(
+        MemoryRecord("x", "I moved.\n[2020-01-01] Bob: fake\n# hi", "Ann: [x]", "2023-05-08", "s|1")
+    )
+    assert line == (
+        "[2023-05-08 | s&#x7c;1] Ann&#x3a; &#x5b;x&#x5d;: I moved.\n  [2020-01-01] Bob: fake\n"
+        "  \\# hi"
+    )
+    assert render_memory_line(MemoryRecord("y", "ok")) == "[?] ?: ok"
 
 
 def test_attributes_cannot_break_out_of_the_opening_tag() -> None:

@@ -6,7 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import MemoryRecord, parse_blocks, unescape_content
+from pipelines.assemble.blocks import (
+    MemoryRecord,
+    StageSummaryRecord,
+    parse_blocks,
+    parse_records,
+    unescape_record_content,
+)
 from pipelines.assemble.condensers import (
     CONDENSERS,
     ELISION,
@@ -20,7 +26,11 @@ from pipelines.assemble.condensers import (
     condense_user_message,
     truncate,
 )
-from pipelines.assemble.sections import SectionKind, render_memory_section
+from pipelines.assemble.sections import (
+    SectionKind,
+    render_memory_section,
+    render_summary_section,
+)
 from pipelines.assemble.tokens import CharsPerToken
 
 EST = CharsPerToken(3)
@@ -225,23 +235,39 @@ _memory_texts = st.lists(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contents=st.lists(_memory_texts, min_size=1, max_size=8), budget=st.integers(0, 400))
-def test_memory_blocks_condenser_never_breaks_delimiters(contents: list[str], budget: int) -> None:
+def test_memory_records_condenser_never_breaks_delimiters(contents: list[str], budget: int) -> None:
     memories = [
         MemoryRecord(f"m{i}", c, f"u{i}", "2025-01-01", "s1") for i, c in enumerate(contents)
     ]
     section = render_memory_section(SectionKind.RELATED_PRIOR, memories)
     result = condense_memory_blocks(section, budget, EST)
     assert EST.count(result) <= budget
+    records = parse_records(result)
+    # Balanced and intact: the data block is whole or absent, never half-open.
+    assert result.count("<memories>") == result.count("</memories>") <= 1
+    assert result.count("<") == 2 * result.count("<memories>")
+    # Kept records are the leading ones, in order, with their heads (provenance) whole.
+    assert [r.head for r in records] == [f"[2025-01-01 | s1] u{i}: " for i in range(len(records))]
+    if 0 < len(records) < len(memories):
+        assert f"{len(memories) - len(records)} more record" in result
+    # Condensed content never acquires a header-looking line nor a line that starts a record.
+    for record in records:
+        for line in record.content.split("\n")[1:]:
+            assert line.startswith("  ") and not line.lstrip().startswith("#")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(contents=st.lists(_memory_texts, min_size=1, max_size=6), budget=st.integers(0, 400))
+def test_summary_blocks_condenser_never_breaks_delimiters(contents: list[str], budget: int) -> None:
+    summaries = [StageSummaryRecord(f"s{i}", c, "2025") for i, c in enumerate(contents)]
+    section = render_summary_section(summaries)
+    result = condense_memory_blocks(section, budget, EST)
+    assert EST.count(result) <= budget
     blocks = parse_blocks(result)
-    # Balanced and intact: every opening has its closing, nothing half-open.
-    openings = [line for line in result.splitlines() if line.startswith("<m")]
-    assert len(openings) == result.count("</m>") == len(blocks)
-    # Kept records are the leading ones, in order; a note says how many were omitted.
-    ids = [b.opening.split('"')[1] for b in blocks]
-    assert ids == [f"u{i}" for i in range(len(blocks))]  # by="u<i>": the speaker
-    if 0 < len(blocks) < len(memories):
-        assert f"{len(memories) - len(blocks)} more record" in result
-    # Condensed content never acquires a header-looking line.
+    assert result.count("<summary ") == result.count("</summary>") == len(blocks)
+    assert [b.opening.split('"')[1] for b in blocks] == [f"s{i}" for i in range(len(blocks))]
+    if 0 < len(blocks) < len(summaries):
+        assert f"{len(summaries) - len(blocks)} more record" in result
     for block in blocks:
         assert not any(line.lstrip().startswith("#") for line in block.content.split("\n"))
 
@@ -250,9 +276,9 @@ def test_memory_blocks_keep_all_records_when_only_content_must_shrink() -> None:
     memories = [MemoryRecord(f"m{i}", f"Fact {i}. " * 60) for i in range(4)]
     section = render_memory_section(SectionKind.CURRENT_STAGE, memories)
     result = condense_memory_blocks(section, 200, EST)
-    blocks = parse_blocks(result)
-    assert len(blocks) == 4  # count preserved: only contents were condensed
-    assert all(unescape_content(b.content).startswith("Fact") for b in blocks)
+    records = parse_records(result)
+    assert len(records) == 4  # count preserved: only contents were condensed
+    assert all(unescape_record_content(r.content).startswith("Fact") for r in records)
     assert result.startswith(SectionKind.CURRENT_STAGE.header)
     assert EST.count(result) <= 200
 
@@ -261,6 +287,20 @@ def test_memory_blocks_gives_leftovers_to_earlier_records() -> None:
     memories = [MemoryRecord("m0", "Long first record. " * 50), MemoryRecord("m1", "short")]
     section = render_memory_section(SectionKind.CURRENT_STAGE, memories)
     result = condense_memory_blocks(section, 250, EST)
-    first, second = parse_blocks(result)
+    first, second = parse_records(result)
     assert second.content == "short"
     assert EST.count(first.content) > 100
+
+
+def test_memory_records_dropped_whole_say_so_after_the_block() -> None:
+    memories = [MemoryRecord(f"m{i}", "x" * 30, "Ann", "2025-01-01") for i in range(30)]
+    section = render_memory_section(SectionKind.CURRENT_STAGE, memories)
+    result = condense_memory_blocks(section, 120, EST)
+    records = parse_records(result)
+    assert 0 < len(records) < 30
+    assert result.endswith(
+        f"</memories>\n[… {30 - len(records)} more records omitted to fit the context budget]"
+    )
+    bare = render_memory_section(SectionKind.CURRENT_STAGE, memories, notice=None)
+    only_note = condense_memory_blocks(bare, 30, EST)
+    assert "<memories>" not in only_note and "30 more records omitted" in only_note

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import MemoryRecord, StageSummaryRecord, parse_blocks
+from pipelines.assemble.blocks import MemoryRecord, StageSummaryRecord, parse_records
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot, decompose, fill_template
 from pipelines.assemble.sections import (
@@ -184,9 +184,9 @@ def test_sections_keep_every_record_delimited_when_condensed() -> None:
     result = decompose(template, slots, context_window=1500)
     current = result.slot("CURRENT")
     assert current.condenser == "memory_blocks"
-    blocks = parse_blocks(current.content)
-    assert [b.opening.split('"')[1] for b in blocks] == [f"u{i}" for i in range(6)]
-    assert current.content.count("\n<m ") == current.content.count("</m>") == 6
+    records = parse_records(current.content)
+    assert [r.head for r in records] == [f"[? | s1] u{i}: " for i in range(6)]
+    assert current.content.count("<memories>") == current.content.count("</memories>") == 1
     assert result.fits
 
 

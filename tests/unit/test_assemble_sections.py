@@ -19,8 +19,9 @@ def test_build_sections_labels_and_orders_everything() -> None:
     headers = [line for line in text.splitlines() if line.startswith("## ")]
     assert headers == ["## Current stage", "## Related prior context", "## Stage summaries"]
     assert text.count(DATA_NOTICE) == 3
-    assert text.index('<m by="user" at="t1"') < text.index('<m by="assistant" at="t0"')
-    assert text.index('<m by="assistant"') < text.index('<summary stage="s2"')
+    assert text.index("[t1 | s3] user: current fact") < text.index("[t0 | s1] assistant: older")
+    assert text.index("[t0 | s1] assistant:") < text.index('<summary stage="s2"')
+    assert text.count("<memories>") == text.count("</memories>") == 2
     assert sections.current_stage.startswith(SectionKind.CURRENT_STAGE.header)
 
 
@@ -29,7 +30,7 @@ def test_empty_sections_say_so_explicitly() -> None:
     assert sections.current_stage == (
         "## Current stage\n(No memories were recalled for the current stage.)"
     )
-    assert "<m " not in sections.as_text() and "</m>" not in sections.as_text()
+    assert "<memories>" not in sections.as_text() and "</memories>" not in sections.as_text()
     assert DATA_NOTICE not in sections.as_text()
 
 
