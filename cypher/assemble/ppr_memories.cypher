@@ -1,20 +1,27 @@
 // Phase 2: memories scored by the PPR mass of the entities they mention (each entity counted
 // once per memory), outside the current stage. Validity: active (plus superseded when
 // $include_superseded); with $as_of, memories that existed then and had not been superseded by
-// then (same rule as assemble/valid_at).
+// then (same rule as assemble/valid_at). Each entity contributes at most $per_entity memories
+// (the first its MENTIONS edges yield): an entity mentioned thousands of times would otherwise
+// make this query read every one of them (15 s at 100,000 memories).
 UNWIND $entities AS x
-MATCH (e:Entity {space: $space, key: x.key})<-[:MENTIONS]-(m:Memory)
-WHERE m.space = $space
-  AND ($exclude_stage IS NULL OR m.stage_id IS NULL OR m.stage_id <> $exclude_stage)
-  AND NOT m.id IN $exclude_ids
-  AND (
-    ($as_of IS NULL AND (m.status = 'active' OR ($include_superseded AND m.status = 'superseded')))
-    OR ($as_of IS NOT NULL AND m.event_time <= $as_of AND m.status IN ['active', 'superseded']
-        AND ($include_superseded OR (
-          NOT EXISTS { (:Memory)-[r:SUPERSEDES]->(m) WHERE r.at IS NULL OR r.at <= $as_of }
-          AND (m.status = 'active' OR EXISTS { (:Memory)-[:SUPERSEDES]->(m) })
-        )))
-  )
+MATCH (e:Entity {space: $space, key: x.key})
+CALL (e) {
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
+  WHERE m.space = $space
+    AND ($exclude_stage IS NULL OR m.stage_id IS NULL OR m.stage_id <> $exclude_stage)
+    AND NOT m.id IN $exclude_ids
+    AND (
+      ($as_of IS NULL AND (m.status = 'active' OR ($include_superseded AND m.status = 'superseded')))
+      OR ($as_of IS NOT NULL AND m.event_time <= $as_of AND m.status IN ['active', 'superseded']
+          AND ($include_superseded OR (
+            NOT EXISTS { (:Memory)-[r:SUPERSEDES]->(m) WHERE r.at IS NULL OR r.at <= $as_of }
+            AND (m.status = 'active' OR EXISTS { (:Memory)-[:SUPERSEDES]->(m) })
+          )))
+    )
+  RETURN m
+  LIMIT $per_entity
+}
 WITH m, sum(x.mass) AS score, collect(x.key) AS via
 ORDER BY score DESC, m.event_time DESC, m.id
 LIMIT $limit

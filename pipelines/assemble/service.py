@@ -1076,6 +1076,7 @@ class _Run:
             include_superseded=self.request.include_superseded,
             as_of=self.as_of,
             limit=k * cfg.oversample,
+            per_entity=cfg.ppr_memories_per_entity,
         )
         ranking = []
         for r in rows:
