@@ -3,19 +3,21 @@
 Recalled memories are *data* written by earlier conversation participants, and
 possibly by an attacker.  The reader model must be able to tell where each one
 starts and stops and must never mistake stored text for the assembler's own
-structure.  Each memory is rendered as::
+structure.  A section's memories are rendered as one-line records inside one
+``<memories>`` data block (:func:`render_memory_line`, :func:`render_records_block`)::
 
-    <m by="Caroline" at="2023-05-08 13:56" stage="session 3">
-    ...escaped content...
-    </m>
+    <memories>
+    [2023-05-08 13:56 | session 3] Caroline: ...escaped content...
+      ...continuation lines indented...
+    </memories>
 
-(``by``: the speaker, else the role; ``at``: the event time; ``stage`` only where the
-section spans several stages.)  The framing is deliberately short: at a 1K-token budget
-every token of framing is a token of evidence less, and the memory ids the caller needs
-are in the response's report, not in the prompt.
-
-inside a section whose first line after its header says the blocks are data,
-not instructions.  Stage summaries use the same shape with a ``summary`` tag.
+(``when``: the event time; ``stage`` only where the section spans several stages;
+``who``: the speaker, else the role.)  The framing is deliberately short: at a 1K-token
+budget every token of framing is a token of evidence less, and the memory ids the caller
+needs are in the response's report, not in the prompt.  The prompt says once, in
+:data:`DATA_NOTICE`, that the records are data, not instructions.  Stage summaries are
+one delimited block each, ``<summary stage=.. time=..>``; :func:`render_memory_block`
+renders a single memory in that block shape (``<m by=.. at=.. stage=..>``).
 
 Escaping (:func:`escape_content`) guarantees that, whatever the stored text:
 
@@ -27,7 +29,10 @@ Escaping (:func:`escape_content`) guarantees that, whatever the stored text:
   more leading backslash;
 * every line break is a ``\\n`` (``\\r``, form feeds, Unicode line separators,
   ... are normalised), so "line start" means the same thing to us, to Python's
-  ``splitlines`` and to the reader.
+  ``splitlines`` and to the reader;
+* in a record, every continuation line is indented (:data:`CONTINUATION`) and the
+  head's fields escape ``[ ] |`` (and ``:`` in the speaker), so only a record's own
+  first line can start with a head.
 
 ``>`` is left alone on purpose: ``A -> B`` triples stay readable and a lone
 ``>`` cannot form a tag.  Attribute values are escaped more strictly
@@ -275,8 +280,8 @@ def parse_records(text: str) -> list[ParsedRecord]:
         starts: list[tuple[int, str]] = []
         position = 0
         for line in block.content.split("\n"):
-            match = _HEAD_RE.match(line)
-            if match and not line.startswith(CONTINUATION):
+            match = _HEAD_RE.match(line)  # continuation lines start with blanks, never "["
+            if match:
                 starts.append((position, match.group(0)))
             position += len(line) + 1
         end_of_content = len(block.content)

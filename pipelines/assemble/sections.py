@@ -97,7 +97,7 @@ def render_memory_section(
     notice: str | None = DATA_NOTICE,
     header: str | None = None,
 ) -> str:
-    """One section of memory blocks (rank order preserved).
+    """One section of memory records in a ``<memories>`` block (rank order preserved).
 
     ``notice`` (default :data:`~pipelines.assemble.blocks.DATA_NOTICE`) follows the header;
     ``None`` leaves it out (when the prompt states it once for all sections).  ``header``
