@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import neo4j
@@ -67,6 +68,17 @@ def to_native(value: Any) -> Any:
     value unchanged."""
     convert = getattr(value, "to_native", None)
     return convert() if convert is not None else value
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_epoch_micros(value: int | None) -> datetime | None:
+    """UTC datetime from integer microseconds since the epoch (exact, any sign).
+
+    Hot queries return times as ``t.epochSeconds * 1000000 + t.microsecond``: the driver's
+    DateTime hydration costs more than the query when a result carries hundreds of them."""
+    return None if value is None else _EPOCH + timedelta(microseconds=int(value))
 
 
 def _row(record: neo4j.Record) -> Row:

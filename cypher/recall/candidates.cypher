@@ -1,7 +1,8 @@
 // Candidates of every retrieval signal in ONE round trip, scoped to the space, filtered by
 // status and the request's filters inside each signal (so selective filters do not starve a
 // signal), one row per distinct memory with the list of signal hits that found it.
-//   vector   - exact cosine scan of the space ($exact: small spaces) or the approximate index
+//   vector   - exact cosine scan of the space ($exact: small spaces), of the requested stages
+//              ($exact_stages: a stage filter small enough to scan), or the approximate index
 //              `memory_embedding`, over-fetched ($vector_fetch) and post-filtered; one ranking
 //              per query embedding (multi-query: index qi).
 //   fulltext - `memory_text` with an escaped Lucene query restricted to the space inside Lucene
@@ -35,7 +36,31 @@ CALL () {
   }
   RETURN 'vector' AS signal, qi, m, score
   UNION ALL
-  UNWIND CASE WHEN $exact THEN [] ELSE range(0, size($embeddings) - 1) END AS qi
+  // Exact scan of the requested stages only ($exact_stages: a large space, but a stage filter
+  // small enough to scan; the (space, stage_id) index finds its memories). Post-filtering the
+  // global index by stage would need a huge over-fetch and still miss most of the stage.
+  UNWIND CASE WHEN $exact_stages IS NULL THEN [] ELSE range(0, size($embeddings) - 1) END AS qi
+  CALL (qi) {
+    MATCH (m:Memory)
+    USING INDEX m:Memory(space, stage_id)
+    WHERE m.space = $space AND m.stage_id IN $exact_stages
+      AND m.status IN $statuses AND m.embedding IS NOT NULL
+      AND ($time_from IS NULL OR m.event_time >= $time_from)
+      AND ($time_to IS NULL OR m.event_time <= $time_to)
+      AND ($roles IS NULL OR m.role IN $roles)
+      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND ($sessions IS NULL OR m.session_id IN $sessions)
+      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+      AND NOT m.id IN $exclude_ids
+    WITH m, vector.similarity.cosine(m.embedding, $embeddings[qi]) AS score
+    ORDER BY score DESC, m.id
+    LIMIT $vector_k
+    RETURN m, score
+  }
+  RETURN 'vector' AS signal, qi, m, score
+  UNION ALL
+  UNWIND CASE WHEN $exact OR $exact_stages IS NOT NULL THEN [] ELSE range(0, size($embeddings) - 1) END AS qi
   CALL (qi) {
     CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $embeddings[qi])
     YIELD node, score
@@ -79,10 +104,12 @@ CALL () {
   UNION ALL
   MATCH (e:Entity {space: $space})
   WHERE e.key IN $entity_keys
-  // Expand from each named entity (the subquery pins the plan: started from the space's
-  // memories instead, the planner walks every MENTIONS edge of the space).
+  // Expand from each named entity. `m` carries no label on purpose: with `m:Memory` and the
+  // `m.space` test the planner seeks every memory of the space in the (space, id) index and
+  // probes each for an edge into `e` (647,000 db hits, 260 ms at 100,000 memories); only
+  // memories have MENTIONS edges, and the space test stays.
   CALL (e) {
-    MATCH (m:Memory)-[r:MENTIONS]->(e)
+    MATCH (m)-[r:MENTIONS]->(e)
     WHERE m.space = $space AND m.status IN $statuses
       AND ($time_from IS NULL OR m.event_time >= $time_from)
       AND ($time_to IS NULL OR m.event_time <= $time_to)
@@ -144,7 +171,7 @@ CALL () {
 }
 WITH m, collect({signal: signal, qi: qi, score: score}) AS hits
 // Times travel as integer microseconds since the epoch: hydrating hundreds of driver DateTime
-// values per recall cost more than the query itself (pipelines.recall.service._from_micros).
+// values per recall cost more than the query itself (pipelines.graph.from_epoch_micros).
 RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind AS kind,
        m.session_id AS session_id, m.turn_index AS turn_index, m.stage_id AS stage_id,
        m.event_time.epochSeconds * 1000000 + m.event_time.microsecond AS event_time_us,

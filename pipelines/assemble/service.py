@@ -105,7 +105,7 @@ from pipelines.assemble.sections import (
 from pipelines.assemble.stage_inference import density_gate
 from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
 from pipelines.errors import InvalidInput, NotFound
-from pipelines.graph import to_native
+from pipelines.graph import from_epoch_micros, to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
 from pipelines.recall.query import clean_query
@@ -272,10 +272,18 @@ def _stage_row(row: dict[str, Any]) -> _Stage:
         id=row["id"],
         name=row.get("name"),
         kind=row.get("kind"),
-        started_at=_utc(to_native(row.get("started_at"))),
-        ended_at=_utc(to_native(row.get("ended_at"))),
+        started_at=_row_time(row, "started_at"),
+        ended_at=_row_time(row, "ended_at"),
         ordinal=row.get("ordinal"),
     )
+
+
+def _row_time(row: dict[str, Any], key: str) -> datetime | None:
+    """``key`` of a stage row: a DateTime, or epoch microseconds under ``key_us`` (the
+    every-request stage list, assemble/stages, avoids hydrating hundreds of DateTimes)."""
+    if key + "_us" in row:
+        return from_epoch_micros(row[key + "_us"])
+    return _utc(to_native(row.get(key)))
 
 
 def _timestamp(moment: datetime | None) -> float:

@@ -34,6 +34,7 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
+from pipelines.graph import from_epoch_micros
 from pipelines.ingest.entities import canonicalize
 from pipelines.recall.abstain import (
     AbstentionDecision,
@@ -191,14 +192,6 @@ class _Plan:
 def _ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
     """Ids by score, best first; ties by id for determinism."""
     return [item_id for _, item_id in sorted(scored, key=lambda p: (-p[0], p[1]))]
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _from_micros(value: int | None) -> datetime | None:
-    """UTC datetime from integer microseconds since the epoch (exact, any sign)."""
-    return None if value is None else _EPOCH + timedelta(microseconds=int(value))
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -483,7 +476,11 @@ class Recaller:
         selectivity = profile.size / profile.total
         use_vector = vectors is not None and plan.weights[SIGNAL_VECTOR] > 0.0
         embeddings = [v.tolist() for v in vectors] if use_vector and vectors is not None else []
+        filters = self._filter_params(request)
         exact = cfg.use_exact_scan(profile.size)
+        exact_stages = None
+        if use_vector and not exact and filters["stages"] is not None:
+            exact_stages = self._exact_stage_scope(space, filters["stages"])
         vector_k = per[SIGNAL_VECTOR]
         context_k = 0
         if cfg.context_signals_add_candidates and (
@@ -493,9 +490,10 @@ class Recaller:
         fulltext_k = per[SIGNAL_FULLTEXT]
         params = {
             "space": space,
-            **self._filter_params(request),
+            **filters,
             "embeddings": embeddings,
             "exact": exact,
+            "exact_stages": exact_stages,
             "vector_k": vector_k,
             "vector_fetch": cfg.vector_fetch_size(
                 vector_k, space_size=profile.size, filter_selectivity=selectivity
@@ -528,7 +526,7 @@ class Recaller:
         # Adaptive over-fetch: the approximate index is searched globally and post-filtered;
         # when the space's share came back short, ask again (vector only) with a larger k.
         attempt = 0
-        while embeddings and not exact:
+        while embeddings and not exact and exact_stages is None:
             got = sum(1 for c in pool.values() if SIGNAL_VECTOR in c.raw)
             fetch = params["vector_fetch"]
             if got >= min(vector_k, profile.size) or fetch >= cfg.vector_overfetch_max:
@@ -550,6 +548,13 @@ class Recaller:
                 else:
                     pool[item_id] = cand
         return pool
+
+    def _exact_stage_scope(self, space: str, stages: list[str]) -> list[str] | None:
+        """The stage filter's ids when its stages are small enough to scan exactly (through
+        the (space, stage_id) index), else None (the global index, post-filtered)."""
+        rows = self.engine.store.read("recall/stage_scope_size", space=space, stages=stages)
+        size = int(rows[0]["size"]) if rows else 0
+        return stages if self.config.use_exact_scan(size) else None
 
     def _window_params(self, plan: _Plan) -> list[dict[str, datetime]]:
         """Closed bounds for each time window of the query (open ends become far dates, so
@@ -579,10 +584,10 @@ class Recaller:
                 session_id=r["session_id"],
                 turn_index=r["turn_index"],
                 stage_id=r["stage_id"],
-                event_time=_from_micros(r["event_time_us"]),
-                ingested_at=_from_micros(r["ingested_at_us"]),
+                event_time=from_epoch_micros(r["event_time_us"]),
+                ingested_at=from_epoch_micros(r["ingested_at_us"]),
                 heat=r["heat"],
-                last_access=_from_micros(r["last_access_us"]),
+                last_access=from_epoch_micros(r["last_access_us"]),
             )
             for hit in r["hits"]:
                 signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])

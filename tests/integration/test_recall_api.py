@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+import cypher
 import graph_schema
 from pipelines import spaces as space_ops
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
@@ -411,3 +412,90 @@ def test_memories_carry_their_fulltext_space_tag_and_the_data_step_restores_it(e
     assert tags == [{"tag": space_ops.fulltext_tag(conv["b"]), "n": len(S1) + len(S2)}]
     tags = engine.store.read("schema/testing_space_tags", space=conv["a"])
     assert tags == [{"tag": space_ops.fulltext_tag(conv["a"]), "n": len(S1) + len(S2) + len(NOTES)}]
+
+
+# ----------------------------------------------------------------------------- query plans
+
+
+def _spy_candidates(engine, monkeypatch) -> list[dict]:
+    """Record the parameters of every ``recall/candidates`` call (the call still runs)."""
+    seen: list[dict] = []
+    read = engine.store.read
+
+    def spy(statement, /, **params):
+        if statement == "recall/candidates":
+            seen.append(params)
+        return read(statement, **params)
+
+    monkeypatch.setattr(engine.store, "read", spy)
+    return seen
+
+
+def test_a_small_stage_of_a_big_space_is_scanned_exactly(engine, conv, monkeypatch):
+    """Above the exact-scan threshold the space uses the global vector index, post-filtered;
+    a stage filter small enough to scan is scanned exactly instead (through the (space,
+    stage_id) index), with the exact scan's ranking and no over-fetch retries."""
+    seen = _spy_candidates(engine, monkeypatch)
+    exact_everywhere = Recaller(engine)  # 12 memories: below 8,000, the whole space is exact
+    small = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 5}))
+    request = RecallRequest(
+        "outdoor plans and food", k=5, touch=False, preset="dense",
+        filters=RecallFilters(stages=["summer"]),
+    )  # fmt: skip
+    want = exact_everywhere.recall(conv["a"], request)
+    assert seen[-1]["exact"] is True and seen[-1]["exact_stages"] is None
+    seen.clear()
+    got = small.recall(conv["a"], request)
+    assert len(seen) == 1  # one round trip: no adaptive over-fetch
+    assert seen[0]["exact"] is False and "summer" in seen[0]["exact_stages"]
+    assert [r.id for r in got.results] == [r.id for r in want.results]
+    assert len(got.results) == len(S2) and all(r.id.startswith("a-s2#") for r in got.results)
+    # A stage larger than the threshold goes to the global index (and is still filtered).
+    seen.clear()
+    tiny = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 4}))
+    body = tiny.recall(conv["a"], request)
+    assert seen[0]["exact"] is False and seen[0]["exact_stages"] is None
+    assert body.results and all(r.id.startswith("a-s2#") for r in body.results)
+
+
+def _operators(plan) -> list[tuple[str, str]]:
+    out = [(plan["operatorType"].split("@")[0], plan["args"].get("Details", ""))]
+    for child in plan.get("children", []):
+        out.extend(_operators(child))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("statement", "params"),
+    [
+        (
+            "recall/candidates",
+            dict(
+                statuses=["active"], time_from=None, time_to=None, roles=None, speakers=None,
+                kinds=None, stages=None, sessions=None, tags=None, exclude_ids=[],
+                embeddings=[], exact=False, exact_stages=None, vector_k=10, vector_fetch=10,
+                fulltext=None, fulltext_k=10, fulltext_fetch=10, entity_keys=["cello"],
+                entity_k=10, windows=[], window_k=10, context_k=0,
+            ),
+        ),
+        (
+            "assemble/ppr_memories",
+            dict(
+                entities=[{"key": "cello", "mass": 1.0}], exclude_stage=None, exclude_ids=[],
+                include_superseded=False, as_of=None, limit=10, per_entity=10,
+            ),
+        ),
+    ],
+)  # fmt: skip
+def test_entity_expansions_start_from_the_entity(engine, conv, statement, params):
+    """Entity -> memory expansions must walk the entity's MENTIONS edges. Given a labelled
+    memory and its space, the planner preferred to seek every memory of the space and probe
+    each for an edge into the entity (Expand(Into)): 5.8 s instead of 0.1 s at 100,000
+    memories (BENCHMARKS.md). The statements leave the memory unlabelled so that plan is
+    impossible; this keeps it so."""
+    text = "EXPLAIN " + cypher.load(statement)
+    with engine.store.session() as session:
+        plan = session.run(text, space=conv["a"], **params).consume().plan
+    ops = _operators(plan)
+    mentions = [(op, d) for op, d in ops if "MENTIONS" in d]
+    assert mentions and all(op == "Expand(All)" for op, _ in mentions), mentions
