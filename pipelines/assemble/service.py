@@ -28,7 +28,7 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    (weighted RRF, ``related_ppr_weight`` / ``related_recall_weight``) with the same memories'
    rank in whole-space recall: PPR alone is blind to the query (every memory naming a
    frequent entity scores alike); ``related_recall_weight=0`` is the pure PPR design.
-6. **Phase 3**: schema summaries (``pipelines.consolidate.schemas.ensure_schema``, built on
+6. **Phase 3**: schema summaries (``pipelines.consolidate.schemas.ensure_schemas``, built on
    demand and cached) of stages not covered by phases 1-2, nearest in time first.
 7. **Plan and render**: each phase takes at least its minimum count, then what fits its share
    of the budget (60/30/10 by default), then whatever is left, most important phase first
@@ -1135,31 +1135,29 @@ class _Run:
         }
         if not order or wanted <= 0:
             return [], report
-        from pipelines.consolidate.schemas import ensure_schema
+        from pipelines.consolidate.schemas import ensure_schemas
 
         items: list[_Item] = []
         empty = 0
-        for sid in order:
-            if len(items) >= wanted:
-                break
-            try:
-                schema = ensure_schema(self.engine, self.space, sid) or {}
-            except NotFound:  # the stage went away since it was listed
-                empty += 1
-                continue
-            text = render_schema(schema)
-            if not text:
-                empty += 1
-                continue
-            stage = stages[sid]
-            block = render_summary_block(
-                StageSummaryRecord(
-                    stage=stage.label,
-                    content=text,
-                    time=_span_text(stage),
+        pos = 0
+        while len(items) < wanted and pos < len(order):
+            # As many stages as summaries still wanted, in one batch (empty ones: another).
+            batch = order[pos : pos + wanted - len(items)]
+            pos += len(batch)
+            schemas = ensure_schemas(self.engine, self.space, batch)
+            for sid in batch:
+                schema = schemas.get(sid)  # None: the stage went away since it was listed
+                text = render_schema(schema) if schema else ""
+                if not text:
+                    empty += 1
+                    continue
+                stage = stages[sid]
+                block = render_summary_block(
+                    StageSummaryRecord(stage=stage.label, content=text, time=_span_text(stage))
                 )
-            )
-            items.append(_Item(id=sid, block=block, tokens=self.est.count(block) + 1, stage_id=sid))
+                items.append(
+                    _Item(id=sid, block=block, tokens=self.est.count(block) + 1, stage_id=sid)
+                )
         report["summaries_read"] = len(items) + empty
         if empty:
             report["empty_summaries"] = empty

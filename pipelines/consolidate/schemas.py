@@ -358,52 +358,79 @@ def _is_stale(st: Mapping[str, Any]) -> bool:
     return st["active"] > 0 and st["fingerprint"] != fingerprint(st["name"], st["members"])
 
 
+def _empty_schema(stage_id: str) -> dict[str, Any]:
+    return {
+        "id": None,
+        "stage_id": stage_id,
+        "summary": "",
+        "entities": [],
+        "decisions": [],
+        "outcomes": [],
+        "open_questions": [],
+        "highlights": [],
+        "speakers": [],
+        "memory_count": 0,
+        "session_count": 0,
+        "embedding": None,
+        "refreshed_at": None,
+        "rebuilt": False,
+    }
+
+
+def ensure_schemas(
+    engine: Engine,
+    space: str,
+    stage_ids: Sequence[str],
+    config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
+) -> dict[str, dict[str, Any]]:
+    """The schemas of some stages, the missing or stale ones built now, in three round trips
+    whatever their number (fingerprints, one write for the rebuilt ones, one read).
+
+    Returns stage id -> the stored properties (``summary``, ``entities``, ``decisions``,
+    ``outcomes``, ``open_questions``, ``highlights``, ``speakers``, ``memory_count``,
+    ``session_count``, ``embedding``, ``refreshed_at``, ...) plus ``rebuilt``. A stage without
+    active memories gets ``{"stage_id", "summary": "", "memory_count": 0, ...}`` (nothing
+    stored); unknown stage ids are absent from the result.
+    """
+    ids = list(dict.fromkeys(stage_ids))
+    if not ids:
+        return {}
+    found = engine.store.read("consolidate/schema_fingerprints", space=space, stages=ids)
+    out = {st["id"]: _empty_schema(st["id"]) for st in found if st["active"] == 0}
+    live = [st for st in found if st["active"] > 0]
+    stale = [st for st in live if _is_stale(st)]
+    rebuilt: set[str] = set()
+    if stale:
+        built = _build_rows(engine, space, stale, config)
+        if built:
+            engine.store.write(
+                "consolidate/schema_write", space=space, rows=built, now=datetime.now(UTC)
+            )
+            rebuilt = {st["id"] for st in stale}
+    if live:
+        rows = engine.store.read(
+            "consolidate/schema_get_many", space=space, stages=[st["id"] for st in live]
+        )
+        for r in rows:
+            out[r["stage_id"]] = {**r["schema"], "rebuilt": r["stage_id"] in rebuilt}
+    for st in live:  # nothing could be built (no summarisable text): an empty schema
+        out.setdefault(st["id"], _empty_schema(st["id"]))
+    return out
+
+
 def ensure_schema(
     engine: Engine,
     space: str,
     stage_id: str,
     config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
 ) -> dict[str, Any]:
-    """The schema of one stage, built now if missing or stale, else the cached one.
-
-    Returns the stored properties (``summary``, ``entities``, ``decisions``, ``outcomes``,
-    ``open_questions``, ``highlights``, ``speakers``, ``memory_count``, ``session_count``,
-    ``embedding``, ``refreshed_at``, ...) plus ``rebuilt``. A stage without active memories
-    gets ``{"stage_id", "summary": "", "memory_count": 0, ...}`` (nothing stored). Raises
-    NotFound for an unknown space or stage.
-    """
-    rows = engine.store.read("consolidate/schema_fingerprints", space=space, stages=[stage_id])
-    if not rows:
+    """The schema of one stage, built now if missing or stale, else the cached one (see
+    :func:`ensure_schemas`). Raises NotFound for an unknown space or stage."""
+    got = ensure_schemas(engine, space, [stage_id], config)
+    if stage_id not in got:
         spaces.require(engine.store, space)
         raise NotFound(f"stage {stage_id!r} does not exist in space {space!r}", field="stage")
-    st = rows[0]
-    if st["active"] == 0:
-        return {
-            "id": None,
-            "stage_id": stage_id,
-            "summary": "",
-            "entities": [],
-            "decisions": [],
-            "outcomes": [],
-            "open_questions": [],
-            "highlights": [],
-            "speakers": [],
-            "memory_count": 0,
-            "session_count": 0,
-            "embedding": None,
-            "refreshed_at": None,
-            "rebuilt": False,
-        }
-    rebuilt = False
-    if _is_stale(st):
-        built = _build_rows(engine, space, [st], config)
-        if built:
-            engine.store.write(
-                "consolidate/schema_write", space=space, rows=built, now=datetime.now(UTC)
-            )
-            rebuilt = True
-    got = engine.store.read("consolidate/schema_get", space=space, stage=stage_id)
-    return {**got[0]["schema"], "rebuilt": rebuilt}
+    return got[stage_id]
 
 
 def run(ctx: JobContext) -> None:

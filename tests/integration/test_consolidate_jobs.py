@@ -347,6 +347,35 @@ def test_schemas_are_built_cached_and_refreshed(engine, topics):
         ensure_schema(engine, topics, "gap:nope")
 
 
+def test_several_schemas_in_one_batch(engine, topics):
+    """``ensure_schemas`` (the assembler's Phase 3) answers for several stages at once, as
+    ``ensure_schema`` does for each; only the stale ones are rebuilt; unknown ids are absent."""
+    from pipelines.consolidate.schemas import ensure_schema, ensure_schemas
+
+    run_job(engine, topics, "schemas", now=NOW)
+    stages = sorted(
+        {r["stage"] for r in engine.store.read("consolidate/community_sessions", space=topics)}
+    )
+    assert len(stages) >= 3
+    engine.store.write(  # one stage goes stale
+        "recall/testing_set_status", space=topics, id="travel-1#0", status="superseded"
+    )
+    stale = {
+        r["id"]: r["stage"]
+        for r in engine.store.read("consolidate/community_sessions", space=topics)
+    }["travel-1"]
+    got = ensure_schemas(engine, topics, [*stages, "gap:nope"])
+    assert set(got) == set(stages)
+    assert {sid for sid, sc in got.items() if sc["rebuilt"]} == {stale}
+    for sid in stages:
+        one = ensure_schema(engine, topics, sid)
+        assert one["rebuilt"] is False
+        assert {k: v for k, v in one.items() if k != "rebuilt"} == {
+            k: v for k, v in got[sid].items() if k != "rebuilt"
+        }
+    assert ensure_schemas(engine, topics, []) == {}
+
+
 def test_upkeep_recounts_weights_and_projects_the_entity_graph(engine, topics):
     from pipelines.consolidate.upkeep import ensure_entity_projection
 
