@@ -406,7 +406,7 @@ def ensure_schemas(
             engine.store.write(
                 "consolidate/schema_write", space=space, rows=built, now=datetime.now(UTC)
             )
-            rebuilt = {st["id"] for st in stale}
+            rebuilt = {b["stage_id"] for b in built}
     if live:
         rows = engine.store.read(
             "consolidate/schema_get_many", space=space, stages=[st["id"] for st in live]
