@@ -57,11 +57,13 @@ __all__ = [
     "ParsedBlock",
     "ParsedRecord",
     "StageSummaryRecord",
+    "dedent_continuations",
     "defang_line_starts",
     "escape_attribute",
     "escape_content",
     "escape_head_field",
     "escape_record_content",
+    "indent_continuations",
     "normalize_newlines",
     "parse_blocks",
     "parse_records",
@@ -229,14 +231,24 @@ def record_head(memory: MemoryRecord) -> str:
     return f"[{when}{where}] {who}: "
 
 
+def indent_continuations(text: str) -> str:
+    """Every line of ``text`` after the first indented by :data:`CONTINUATION`."""
+    return text.replace("\n", "\n" + CONTINUATION)
+
+
+def dedent_continuations(text: str) -> str:
+    """Inverse of :func:`indent_continuations`."""
+    return text.replace("\n" + CONTINUATION, "\n")
+
+
 def escape_record_content(text: str) -> str:
     """:func:`escape_content`, then every continuation line indented by :data:`CONTINUATION`."""
-    return escape_content(text).replace("\n", "\n" + CONTINUATION)
+    return indent_continuations(escape_content(text))
 
 
 def unescape_record_content(text: str) -> str:
     """Inverse of :func:`escape_record_content` (up to line-break normalisation)."""
-    return unescape_content(text.replace("\n" + CONTINUATION, "\n"))
+    return unescape_content(dedent_continuations(text))
 
 
 def render_memory_line(memory: MemoryRecord) -> str:

@@ -33,10 +33,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from pipelines.assemble.blocks import (
-    CONTINUATION,
     RECORDS_TAG,
     ParsedRecord,
+    dedent_continuations,
     defang_line_starts,
+    indent_continuations,
     parse_blocks,
     parse_records,
 )
@@ -456,16 +457,12 @@ def _condense_record_content(content: str, budget: int, estimator: TokenEstimato
     without its indentation, then re-indented so no line of it can start a record."""
     if estimator.count(content) <= budget:
         return content
-    plain = content.replace("\n" + CONTINUATION, "\n")
-
-    def indent(text: str) -> str:
-        return text.replace("\n", "\n" + CONTINUATION)
-
-    condensed = indent(_condense_block_content(plain, budget, estimator))
+    plain = dedent_continuations(content)
+    condensed = indent_continuations(_condense_block_content(plain, budget, estimator))
     room = budget
     while estimator.count(condensed) > budget and room > 0:  # indentation cost: shrink more
         room = max(0, room - (estimator.count(condensed) - budget))
-        condensed = indent(truncate(plain, room, estimator)).rstrip(" \n")
+        condensed = indent_continuations(truncate(plain, room, estimator)).rstrip(" \n")
     return condensed if estimator.count(condensed) <= budget else ""
 
 

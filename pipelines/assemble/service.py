@@ -272,18 +272,12 @@ def _stage_row(row: dict[str, Any]) -> _Stage:
         id=row["id"],
         name=row.get("name"),
         kind=row.get("kind"),
-        started_at=_row_time(row, "started_at"),
-        ended_at=_row_time(row, "ended_at"),
+        # Times as epoch microseconds: the stage list is read on every call, and hydrating
+        # hundreds of DateTimes cost more than the query (assemble/stages).
+        started_at=from_epoch_micros(row.get("started_at_us")),
+        ended_at=from_epoch_micros(row.get("ended_at_us")),
         ordinal=row.get("ordinal"),
     )
-
-
-def _row_time(row: dict[str, Any], key: str) -> datetime | None:
-    """``key`` of a stage row: a DateTime, or epoch microseconds under ``key_us`` (the
-    every-request stage list, assemble/stages, avoids hydrating hundreds of DateTimes)."""
-    if key + "_us" in row:
-        return from_epoch_micros(row[key + "_us"])
-    return _utc(to_native(row.get(key)))
 
 
 def _timestamp(moment: datetime | None) -> float:
