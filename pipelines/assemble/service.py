@@ -50,6 +50,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -108,7 +109,6 @@ from pipelines.errors import InvalidInput, NotFound
 from pipelines.graph import from_epoch_micros, to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
-from pipelines.recall.query import clean_query
 from pipelines.recall.selection import mmr_select
 from pipelines.recall.service import Recaller, RecallFilters, RecallHit, RecallRequest
 
@@ -294,16 +294,6 @@ class _MemoEmbedder:
         self.size = size
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self._local = threading.local()
-
-    def forget_last(self) -> None:
-        """Clear :meth:`last_first` for this thread (before a call that may not embed)."""
-        self._local.first = None
-
-    def last_first(self) -> np.ndarray | None:
-        """The first vector of this thread's latest ``encode`` call (recall's query vector
-        after a recall: reusing it spares embedding the query again)."""
-        return getattr(self._local, "first", None)
 
     @property
     def dimensions(self) -> int:
@@ -327,9 +317,7 @@ class _MemoEmbedder:
                     self._memo.popitem(last=False)
         if not texts:
             return self.inner.encode(texts)
-        out = np.stack([found[t] for t in texts])
-        self._local.first = out[0]
-        return out
+        return np.stack([found[t] for t in texts])
 
 
 class _EngineView:
@@ -367,6 +355,10 @@ class Assembler:
         self.estimator = estimator
         self._density: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
         self._density_lock = threading.Lock()
+        # Reads an assembly can issue ahead of the step that needs them (the stage list, the
+        # projection check, stage-summary similarity, Phase 3's schemas) run here, beside the
+        # recalls. Tasks never submit tasks, so a busy pool only queues.
+        self._prefetch = ThreadPoolExecutor(max_workers=8, thread_name_prefix="assemble")
 
     def density_counts(
         self, space: str, statuses: Sequence[str], as_of: datetime | None, ttl_s: float
@@ -406,6 +398,7 @@ class Assembler:
         space: str,
         seed_weights: dict[str, float],
         config: AssemblyConfig | None = None,
+        graph: str | None = None,
     ) -> tuple[dict[str, float], dict[str, Any]]:
         """Personalized PageRank over the space's projected entity graph with weighted seeds
         (entity key -> weight), in GDS: one ``gds.pageRank.stream`` per group of equal-weight
@@ -415,31 +408,50 @@ class Assembler:
         that landed on the entities streamed back (each run keeps its top
         ``ppr_entities_per_run``; all of it when that covers the graph) and ``facts`` reports
         the projection name, runs and groups.  ``({}, {"graph": None, ...})`` when the space
-        has no entities.
+        has no entities. ``graph``: the projection name from a just-made
+        ``ensure_entity_projection`` call (else it is made here). A walk that fails (the
+        projection was dropped meanwhile) is retried once on a re-checked projection.
         """
-        from pipelines.consolidate.upkeep import ensure_entity_projection
+        from pipelines.consolidate.upkeep import (
+            ensure_entity_projection,
+            forget_entity_projection,
+        )
 
         cfg = config or self.config
         groups = seed_groups(seed_weights)
         facts: dict[str, Any] = {"graph": None, "seed_groups": len(groups), "ppr_runs": 0}
         if not groups:
             return {}, facts
-        graph = ensure_entity_projection(self.engine, space)
+        if graph is None:
+            graph = ensure_entity_projection(self.engine, space)
         facts["graph"] = graph
         if graph is None:
             return {}, facts
-        rows = self.engine.store.read(
-            "assemble/ppr_stream",
-            space=space,
-            graph=graph,
-            groups=[{"id": n, "keys": keys} for n, (_, keys) in enumerate(groups)],
-            weight_property="weight",
-            damping=cfg.ppr_damping,
-            max_iterations=cfg.ppr_max_iterations,
-            tolerance=cfg.ppr_tolerance,
-            concurrency=cfg.ppr_concurrency,
-            per_run=cfg.ppr_entities_per_run,
-        )
+
+        def walk(name: str) -> list[dict[str, Any]]:
+            return self.engine.store.read(
+                "assemble/ppr_stream",
+                space=space,
+                graph=name,
+                groups=[{"id": n, "keys": keys} for n, (_, keys) in enumerate(groups)],
+                weight_property="weight",
+                damping=cfg.ppr_damping,
+                max_iterations=cfg.ppr_max_iterations,
+                tolerance=cfg.ppr_tolerance,
+                concurrency=cfg.ppr_concurrency,
+                per_run=cfg.ppr_entities_per_run,
+            )
+
+        try:
+            rows = walk(graph)
+        except Neo4jError:
+            forget_entity_projection(self.engine, graph)
+            graph = ensure_entity_projection(self.engine, space)
+            facts["graph"] = graph
+            facts["projection_rechecked"] = True
+            if graph is None:
+                return {}, facts
+            rows = walk(graph)
         runs: dict[int, dict[str, float]] = {}
         for r in rows:
             runs.setdefault(int(r["run"]), {})[r["key"]] = float(r["score"])
@@ -578,7 +590,6 @@ class _Run:
         self.now = now
         self.clock = clock
         self.explain = request.explain
-        self._query_vector: np.ndarray | None = None
         self.report: dict[str, Any] = {
             "validity": {
                 "include_superseded": request.include_superseded,
@@ -657,24 +668,32 @@ class _Run:
     # ------------------------------------------------------------------ staged mode
 
     def _staged(self, current: _Stage | None, how: str | None) -> ContextResponse:
+        from pipelines.consolidate.upkeep import ensure_entity_projection
+
         cfg = self.config
-        stages = {
-            s.id: s
-            for s in (
-                _stage_row(r)
-                for r in self.store.read("assemble/stages", space=self.space, as_of=self.as_of)
-            )
-        }
+        ahead = self.service._prefetch.submit
+        # Reads that need nothing from the steps before them start now, beside global recall.
+        stages_ahead = ahead(self.store.read, "assemble/stages", space=self.space, as_of=self.as_of)
+        projection_ahead: Future[str | None] | None = None
+        if self._use_ppr():
+            projection_ahead = ahead(ensure_entity_projection, self.engine, self.space)
+        similarity_ahead = None
+        if current is None and cfg.stage_vote_weight_summaries > 0:
+            similarity_ahead = self._summary_similarity_ahead()
         keys = [_SLOT_OF[k] for k in SECTION_KEYS]
         template, budget = self._template(keys)
         section_budget = self._section_budget(budget.content_budget)
         most = split_budget(section_budget, confident_split(cfg.split, 0.0))
 
         need_global = current is None or cfg.related_recall_weight > 0
-        global_hits = self._global_recall(most[1]) if need_global and stages else []
+        has_stages = bool((self.report.get("density") or {}).get("stages", 1))
+        global_hits = self._global_recall(most[1]) if need_global and has_stages else []
+        stages = {s.id: s for s in (_stage_row(r) for r in stages_ahead.result())}
         self.clock.lap("global_recall")
         if current is None:
-            current, stage_report, confidence = self._infer_stage(stages, global_hits)
+            current, stage_report, confidence = self._infer_stage(
+                stages, global_hits, similarity_ahead
+            )
             self.clock.lap("stage_inference")
         else:
             stage_report = {"reasoning": f"named by the caller ({how})"}
@@ -692,6 +711,9 @@ class _Run:
             **stage_report,
         }
 
+        summaries_ahead = None
+        if "summaries" not in self.request.ablate:
+            summaries_ahead = self._summaries_ahead(current, stages, shares[2], minimums[1])
         phase1 = self._phase1(current, shares[0])
         self.clock.lap("phase1")
         seed_count = plan_phase_counts(
@@ -704,7 +726,9 @@ class _Run:
         if current is None:
             p2_report["reason"] = "no current stage"
         else:
-            phase2, p2_report = self._phase2(current, seeds, phase1, shares[1], stages, global_hits)
+            phase2, p2_report = self._phase2(
+                current, seeds, phase1, shares[1], stages, global_hits, projection_ahead
+            )
         self.clock.lap("phase2")
 
         covered = {current.id} if current else set()
@@ -714,7 +738,7 @@ class _Run:
         if "summaries" in self.request.ablate:
             p3_report["reason"] = "ablated"
         else:
-            phase3, p3_report = self._phase3(current, covered, stages, shares[2])
+            phase3, p3_report = self._phase3(current, covered, stages, shares[2], summaries_ahead)
         self.clock.lap("phase3")
 
         phases = [phase1, phase2, phase3]
@@ -821,7 +845,6 @@ class _Run:
         cfg = self.config
         related = max(cfg.max_chunks_per_phase, math.ceil(related_share / cfg.expected_item_tokens))
         k = min(self.recaller.config.max_k, max(cfg.stage_inference_hits, 2 * related))
-        self.service.embedder.forget_last()
         resp = self.recaller.recall(
             self.space,
             RecallRequest(
@@ -833,32 +856,41 @@ class _Run:
                 now=self.now,
                 preset=_GLOBAL_PRESET,
             ),
+            space_checked=True,
         )
-        self._query_vector = self.service.embedder.last_first()
         return self._valid(resp.results)
 
+    def _summary_similarity_ahead(self) -> Future[list[dict[str, Any]]]:
+        """Start reading the query's similarity to the stage summaries (for stage inference).
+        The query is embedded here as global recall will embed it (the memo then spares
+        recall the work), so the read runs beside that recall."""
+        text = self.recaller.vector_text(self.space, self.request.query, _GLOBAL_PRESET)
+        embedding = self.service.embedder.encode([text])[0]
+        count = max(1, int((self.report.get("density") or {}).get("stages") or 1))
+        return self.service._prefetch.submit(
+            self.store.read,
+            "assemble/schema_similarity",
+            space=self.space,
+            embedding=[float(x) for x in embedding],
+            fetch=max(4 * count, 20),
+            limit=count,
+        )
+
     def _infer_stage(
-        self, stages: dict[str, _Stage], hits: Sequence[RecallHit]
+        self,
+        stages: dict[str, _Stage],
+        hits: Sequence[RecallHit],
+        similarity: Future[list[dict[str, Any]]] | None,
     ) -> tuple[_Stage | None, dict[str, Any], float]:
         cfg = self.config
         if not stages:
             return None, {"reasoning": "the space has no stages"}, 0.0
         evidence = [h.stage_id for h in hits[: cfg.stage_inference_hits]]
         summary: dict[str, float] = {}
-        if cfg.stage_vote_weight_summaries > 0:
-            embedding = self._query_vector
-            if embedding is None:
-                query = clean_query(self.request.query, self.recaller.config.max_query_chars)
-                embedding = self.service.embedder.encode([query])[0]
+        if similarity is not None:
             summary = {
                 r["stage_id"]: 2.0 * float(r["score"]) - 1.0
-                for r in self.store.read(
-                    "assemble/schema_similarity",
-                    space=self.space,
-                    embedding=[float(x) for x in embedding],
-                    fetch=max(4 * len(stages), 20),
-                    limit=len(stages),
-                )
+                for r in similarity.result()
                 if r["stage_id"] in stages
             }
         recency = {
@@ -908,6 +940,7 @@ class _Run:
                 oversample=pool,
             ),
             with_embeddings=True,
+            space_checked=True,
         )
         hits = sorted(self._valid(resp.results), key=lambda h: -h.score)  # stable: rank ties
         if not hits:
@@ -977,11 +1010,12 @@ class _Run:
         share: int,
         stages: dict[str, _Stage],
         global_hits: Sequence[RecallHit],
+        projection: Future[str | None] | None,
     ) -> tuple[list[_Item], dict[str, Any]]:
         """Other stages' memories: PPR mass from the Phase-1 entities, fused (weighted RRF)
         with their rank in whole-space recall when ``related_recall_weight`` > 0."""
         cfg = self.config
-        use_ppr = "ppr" not in self.request.ablate and cfg.related_ppr_weight > 0
+        use_ppr = self._use_ppr()
         report: dict[str, Any] = {"run": False, "ppr": use_ppr, "seed_memories": len(seeds)}
         taken = {i.id for i in phase1}
         k = max(cfg.max_chunks_per_phase, math.ceil(share / cfg.expected_item_tokens))
@@ -990,7 +1024,7 @@ class _Run:
         if not use_ppr:
             report["reason"] = "PPR ablated" if "ppr" in self.request.ablate else "PPR weight 0"
         else:
-            ppr_ranking = self._ppr_candidates(current, seeds, taken, k, stages, hits, report)
+            ppr_ranking = self._ppr_candidates(current, seeds, taken, k, hits, report, projection)
         recall_ranking = [
             h.id
             for h in global_hits
@@ -1031,9 +1065,9 @@ class _Run:
         seeds: Sequence[_Item],
         taken: set[str],
         k: int,
-        stages: dict[str, _Stage],
         hits: dict[str, tuple[RecallHit, dict[str, Any]]],
         report: dict[str, Any],
+        projection: Future[str | None] | None,
     ) -> list[str]:
         """Memories of other stages ranked by the PPR mass of their entities (seeded with the
         Phase-1 selection's entities, weighted by how many of those memories mention each)."""
@@ -1053,7 +1087,10 @@ class _Run:
             return []
         self.clock.lap("phase2_seeds")
         try:
-            combined, facts = self.service.entity_pagerank(self.space, weights, config=cfg)
+            graph = projection.result() if projection is not None else None
+            combined, facts = self.service.entity_pagerank(
+                self.space, weights, config=cfg, graph=graph
+            )
         except Neo4jError as exc:  # a projection race or GDS refusal: report, do not fail
             report["reason"] = f"PageRank failed: {exc.message or exc}"
             return []
@@ -1107,21 +1144,12 @@ class _Run:
         covered: set[str],
         stages: dict[str, _Stage],
         share: int,
+        ahead: tuple[list[str], Future[dict[str, dict[str, Any]]]] | None,
     ) -> tuple[list[_Item], dict[str, Any]]:
-        cfg = self.config
-        candidates = [
-            s
-            for s in stages.values()
-            if s.id not in covered
-            and (self.as_of is None or (s.ended_at is not None and s.ended_at <= self.as_of))
-        ]
-        order = order_stages_by_distance(
-            current.span() if current else None, [s.span() for s in candidates]
-        )
-        wanted = min(
-            cfg.max_summaries,
-            max(1, math.ceil(share / cfg.expected_summary_tokens)) + 1,
-        )
+        """Summaries of the stages not covered yet, nearest in time first; ``ahead``: the
+        schemas :meth:`_summaries_ahead` started reading (stage ids, future)."""
+        order = self._summary_order(current, covered, stages)
+        wanted = self._summaries_wanted(share)
         report: dict[str, Any] = {
             "run": True,
             "uncovered_stages": len(order),
@@ -1131,6 +1159,13 @@ class _Run:
             return [], report
         from pipelines.consolidate.schemas import ensure_schemas
 
+        read_ahead: dict[str, dict[str, Any]] = {}
+        known: set[str] = set()  # asked for ahead: absent from the answer = the stage went away
+        if ahead is not None:
+            ahead_ids, future = ahead
+            got = future.result()
+            read_ahead = {sid: got[sid] for sid in ahead_ids if sid in got}
+            known = set(ahead_ids)
         items: list[_Item] = []
         empty = 0
         pos = 0
@@ -1138,7 +1173,10 @@ class _Run:
             # As many stages as summaries still wanted, in one batch (empty ones: another).
             batch = order[pos : pos + wanted - len(items)]
             pos += len(batch)
-            schemas = ensure_schemas(self.engine, self.space, batch)
+            missing = [sid for sid in batch if sid not in known]
+            schemas = {sid: read_ahead[sid] for sid in batch if sid in read_ahead}
+            if missing:
+                schemas.update(ensure_schemas(self.engine, self.space, missing))
             for sid in batch:
                 schema = schemas.get(sid)  # None: the stage went away since it was listed
                 text = render_schema(schema) if schema else ""
@@ -1156,6 +1194,41 @@ class _Run:
         if empty:
             report["empty_summaries"] = empty
         return items, report
+
+    def _summary_order(
+        self, current: _Stage | None, covered: set[str], stages: dict[str, _Stage]
+    ) -> list[str]:
+        """Stages Phase 3 may summarise (not covered; ended by ``as_of``), nearest first."""
+        candidates = [
+            s
+            for s in stages.values()
+            if s.id not in covered
+            and (self.as_of is None or (s.ended_at is not None and s.ended_at <= self.as_of))
+        ]
+        return order_stages_by_distance(
+            current.span() if current else None, [s.span() for s in candidates]
+        )
+
+    def _summaries_wanted(self, share: int) -> int:
+        cfg = self.config
+        return min(cfg.max_summaries, max(1, math.ceil(share / cfg.expected_summary_tokens)) + 1)
+
+    def _summaries_ahead(
+        self, current: _Stage | None, stages: dict[str, _Stage], share: int, related_minimum: int
+    ) -> tuple[list[str], Future[dict[str, dict[str, Any]]]] | None:
+        """Start reading (building when stale) the schemas Phase 3 will most likely want:
+        the nearest stages, as many as it wants plus as many as Phase 2 may yet cover."""
+        from pipelines.consolidate.schemas import ensure_schemas
+
+        covered = {current.id} if current else set()
+        order = self._summary_order(current, covered, stages)
+        ids = order[: self._summaries_wanted(share) + max(related_minimum, 1)]
+        if not ids:
+            return None
+        return ids, self.service._prefetch.submit(ensure_schemas, self.engine, self.space, ids)
+
+    def _use_ppr(self) -> bool:
+        return "ppr" not in self.request.ablate and self.config.related_ppr_weight > 0
 
     # ------------------------------------------------------------------ flat mode
 
@@ -1188,6 +1261,7 @@ class _Run:
                 now=self.now,
                 preset=_FLAT_PRESET,
             ),
+            space_checked=True,
         )
         hits = self._valid(resp.results)
         self.clock.lap("recall")

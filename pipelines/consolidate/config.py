@@ -196,6 +196,12 @@ class UpkeepConfig(BaseModel):
     entity_batch: int = Field(default=2_000, ge=1)
     stale_graph_grace_seconds: float = Field(default=300.0, ge=0.0)
     """Superseded projections are dropped only after this long (readers may still use them)."""
+    projection_recheck_seconds: float = Field(default=10.0, ge=0.0)
+    """A process that has found (or made) the projection of a fingerprint trusts it for this
+    long: within it, :func:`~pipelines.consolidate.upkeep.ensure_entity_projection` costs the
+    fingerprint read alone (no existence check, no clean-up of stale projections). A
+    projection dropped meanwhile (a restart) is caught by the caller's walk failing; it calls
+    ``forget_entity_projection`` and asks again. 0: check on every call."""
 
 
 class RetentionPolicy(BaseModel):

@@ -13,8 +13,9 @@
   projected under the new name and superseded ones are dropped after a grace period (readers
   may still be walking them). Concurrent callers project the same name; the loser reuses it.
 
-The assembler's Personalized PageRank calls :func:`ensure_entity_projection` before every walk;
-the check costs one aggregate over the space's entities.
+The assembler's Personalized PageRank calls :func:`ensure_entity_projection` before every walk:
+one aggregate over the space's entities (the fingerprint) and, at most every
+``projection_recheck_seconds`` per projection and process, the existence check and the clean-up.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections import defaultdict
 
 from neo4j.exceptions import ClientError
@@ -39,6 +41,8 @@ RUN_GRAPH_PREFIXES = ("mnemograph/communities/",)
 
 _locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
+# (database uri, database, projection name) -> monotonic time it was last found or made.
+_verified: dict[tuple[str, str | None, str], float] = {}
 
 
 def _lock(space: str) -> threading.Lock:
@@ -83,6 +87,10 @@ def ensure_entity_projection(
     name = entity_graph_name(engine, space)
     if name is None:
         return None
+    key = _verified_key(engine, name)
+    seen = _verified.get(key)
+    if seen is not None and time.monotonic() - seen < config.projection_recheck_seconds:
+        return name
     with _lock(space):
         if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
             try:
@@ -96,7 +104,19 @@ def ensure_entity_projection(
             )
         except Exception:  # cleaning up is best effort; the projection is what was asked for
             log.warning("could not drop stale projections of %s", space, exc_info=True)
+        _verified[key] = time.monotonic()
     return name
+
+
+def forget_entity_projection(engine: Engine, name: str) -> None:
+    """Stop trusting ``name`` (a walk over it failed): the next
+    :func:`ensure_entity_projection` checks it again and projects it when it is gone."""
+    _verified.pop(_verified_key(engine, name), None)
+
+
+def _verified_key(engine: Engine, name: str) -> tuple[str, str | None, str]:
+    cfg = engine.store.config
+    return (cfg.uri, cfg.database, name)
 
 
 def run(ctx: JobContext) -> None:

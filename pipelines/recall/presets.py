@@ -51,6 +51,9 @@ class RecallPreset(BaseModel):
     speakers: bool = False
     #: Event-order questions get their results back in time order.
     event_order: bool = False
+    #: Lift candidates whose conversation session has other strong candidates
+    #: (:func:`~pipelines.recall.fusion.session_boost`), after reranking.
+    session_support: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
@@ -89,8 +92,8 @@ FUSED_RERANK = FUSED.model_copy(
 FULL = FUSED_RERANK.model_copy(
     update={
         "name": "full",
-        "description": "fused_rerank + speakers named in the query, time expressions, time "
-        "order for event-order questions and MMR selection.",
+        "description": "fused_rerank + speakers named in the query, time expressions, "
+        "session support, time order for event-order questions and MMR selection.",
         "selection": True,
         # Multi-query decomposition changed nothing on LoCoMo (same R@10 and MRR), so the
         # default leaves it off; a preset or request can still turn it on.
@@ -98,6 +101,7 @@ FULL = FUSED_RERANK.model_copy(
         "time_expressions": True,
         "speakers": True,
         "event_order": True,
+        "session_support": True,
     }
 )
 

@@ -14,9 +14,11 @@ Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones sho
 5. **details** / **rerank** (optional): embeddings of the head of the list and of its
    conversation neighbours; the cross-encoder (FlashRank, when loaded) or the no-weights
    context reranker, blended with the fused score.
-6. **select** (optional): greedy MMR over the oversampled head (by count, never tokens).
-7. **abstain** (pure): is the evidence strong enough? Results are returned either way.
-8. **touch**: one write raising heat and access counts (never with ``touch=False``).
+6. **session** (optional): lift candidates whose conversation session has other strong
+   candidates in the head of the list (session support).
+7. **select** (optional): greedy MMR over the oversampled head (by count, never tokens).
+8. **abstain** (pure): is the evidence strong enough? Results are returned either way.
+9. **touch**: one write raising heat and access counts (never with ``touch=False``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -52,7 +55,7 @@ from pipelines.recall.config import (
     SIGNAL_VECTOR,
     RecallConfig,
 )
-from pipelines.recall.fusion import blend_rerank, temporal_boost, weighted_rrf
+from pipelines.recall.fusion import blend_rerank, session_boost, temporal_boost, weighted_rrf
 from pipelines.recall.heat import effective_heat, recency_score, touch
 from pipelines.recall.intent import Intent, classify_intent
 from pipelines.recall.presets import DEFAULT_PRESET, PRESETS, RecallPreset
@@ -227,29 +230,53 @@ class _Clock:
 # ----------------------------------------------------------------------------- the service
 
 
+# The space check runs on this pool while the query is embedded (one Bolt round trip hidden
+# behind the model); shared by every Recaller of the process, its threads start on first use.
+_SPACE_CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-space-check")
+
+
+_MAX_CACHED_SCOPES = 4_096
+
+
 class Recaller:
-    """Read-path service. Thread-safe; caches only each space's size and speaker list
-    (for ``config.space_profile_ttl_s`` seconds)."""
+    """Read-path service. Thread-safe; caches only each non-empty space's size and speaker
+    list, and the size of each stage filter it was given (which chooses between the exact
+    scan and the index), each for ``config.space_profile_ttl_s`` seconds."""
 
     def __init__(self, engine: Engine, config: RecallConfig = DEFAULT_RECALL_CONFIG) -> None:
         self.engine = engine
         self.config = config
         self._profiles: dict[str, _Profile] = {}
+        # (space, stage ids) -> (memories in those stages, expiry): the exact-scan choice
+        self._scope_sizes: dict[tuple[str, tuple[str, ...]], tuple[int, float]] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ public API
 
     def recall(
-        self, space: str, request: RecallRequest, *, with_embeddings: bool = False
+        self,
+        space: str,
+        request: RecallRequest,
+        *,
+        with_embeddings: bool = False,
+        space_checked: bool = False,
     ) -> RecallResponse:
+        """Recall ``request`` in ``space``: NotFound (404) for an unknown space, InvalidInput
+        (400, naming the field) for a bad request. ``space_checked=True`` is for callers
+        that have just checked that the space exists (the assembler): no second check."""
         clock = _Clock(request.deadline_ms)
         query = self._validate(request)
-        spaces.require(self.engine.store, space)
-        profile = self._profile(space)
-        plan = self._plan(request, query, profile)
-        clock.lap("understand")
-
-        vectors = self._embed(plan)
+        check: Future[None] | None = None
+        if not space_checked:
+            check = _SPACE_CHECKS.submit(spaces.require, self.engine.store, space)
+        try:
+            profile = self._profile(space)
+            plan = self._plan(request, query, profile)
+            clock.lap("understand")
+            vectors = self._embed(plan)
+        finally:
+            if check is not None:
+                check.result()  # NotFound for an unknown space, before any other read
         clock.lap("embed")
 
         pool = self._candidates(space, request, plan, vectors, profile)
@@ -272,6 +299,9 @@ class Recaller:
                     space, plan, order, scores, pool, vectors, explain, embeddings, want_embeddings
                 )
                 clock.lap("rerank")
+        if order and plan.preset.session_support and self.config.session_support_weight > 0:
+            order, scores = self._session_support(order, scores, pool, explain)
+            clock.lap("session")
         if order and want_embeddings:
             if clock.expired():
                 complete = False
@@ -344,6 +374,25 @@ class Recaller:
             raise InvalidInput("time_from is after time_to", field="filters.time_from")
         return query
 
+    def vector_text(self, space: str, query: str, preset: str = DEFAULT_PRESET) -> str:
+        """The text :meth:`recall` embeds first for ``query`` with ``preset`` (cleaned; the
+        speakers it names stripped when configured), so a caller can embed it ahead of the
+        recall and use the vector meanwhile. InvalidInput for a query recall would refuse."""
+        try:
+            cleaned = clean_query(query, self.config.max_query_chars)
+        except ValueError as exc:
+            raise InvalidInput(str(exc), field="query") from exc
+        _, content = self._speakers(cleaned, self._profile(space), PRESETS[preset])
+        return content if self.config.strip_speakers_for_vector else cleaned
+
+    @staticmethod
+    def _speakers(query: str, profile: _Profile, preset: RecallPreset) -> tuple[list[str], str]:
+        """(speakers the query names, the query without those speakers when the preset
+        uses them)."""
+        named = find_speakers(query, profile.speakers)
+        query_speakers = named if preset.speakers else []
+        return named, (strip_speakers(query, query_speakers) if query_speakers else query)
+
     def _plan(self, request: RecallRequest, query: str, profile: _Profile) -> _Plan:
         cfg = self.config
         preset = PRESETS[request.preset]
@@ -354,9 +403,8 @@ class Recaller:
             for s, w in cfg.weights_for(profile_intent).items()
         }
         now = _utc(request.now) or datetime.now(UTC)
-        named = find_speakers(query, profile.speakers)
+        named, content = self._speakers(query, profile, preset)
         query_speakers = named if preset.speakers else []
-        content = strip_speakers(query, query_speakers) if query_speakers else query
         subqueries: list[str] = []
         if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
             subqueries = [
@@ -430,8 +478,9 @@ class Recaller:
             speakers=[s for s in row["speakers"] if isinstance(s, str) and s.strip()],
             expires=now + self.config.space_profile_ttl_s,
         )
-        with self._lock:
-            self._profiles[space] = profile
+        if profile.size:  # an empty (or unknown) space is about to change: never cached
+            with self._lock:
+                self._profiles[space] = profile
         return profile
 
     def _embed(self, plan: _Plan) -> np.ndarray | None:
@@ -552,8 +601,19 @@ class Recaller:
     def _exact_stage_scope(self, space: str, stages: list[str]) -> list[str] | None:
         """The stage filter's ids when its stages are small enough to scan exactly (through
         the (space, stage_id) index), else None (the global index, post-filtered)."""
-        rows = self.engine.store.read("recall/stage_scope_size", space=space, stages=stages)
-        size = int(rows[0]["size"]) if rows else 0
+        key = (space, tuple(sorted(set(stages))))
+        now = time.monotonic()
+        with self._lock:
+            cached = self._scope_sizes.get(key)
+        if cached is not None and cached[1] > now:
+            size = cached[0]
+        else:  # a choice of plan, not of results: a size a few seconds old is as good
+            rows = self.engine.store.read("recall/stage_scope_size", space=space, stages=stages)
+            size = int(rows[0]["size"]) if rows else 0
+            with self._lock:
+                if len(self._scope_sizes) >= _MAX_CACHED_SCOPES:
+                    self._scope_sizes.clear()
+                self._scope_sizes[key] = (size, now + self.config.space_profile_ttl_s)
         return stages if self.config.use_exact_scan(size) else None
 
     def _window_params(self, plan: _Plan) -> list[dict[str, datetime]]:
@@ -797,6 +857,30 @@ class Recaller:
                     "blended": b.score,
                 }
         return [b.id for b in blended], {b.id: b.score for b in blended}
+
+    def _session_support(
+        self,
+        order: list[str],
+        scores: dict[str, float],
+        pool: dict[str, _Candidate],
+        explain: dict[str, dict[str, Any]],
+    ) -> tuple[list[str], dict[str, float]]:
+        cfg = self.config
+        boosted = session_boost(
+            [(i, scores[i]) for i in order],
+            {i: pool[i].session_id for i in order},
+            cfg.session_support_weight,
+            cfg.session_support_depth,
+            cfg.session_support_per_session,
+        )
+        for item_id, score in boosted:
+            if item_id in explain:
+                explain[item_id]["session_support"] = {
+                    "session": pool[item_id].session_id,
+                    "before": scores[item_id],
+                    "after": score,
+                }
+        return [i for i, _ in boosted], dict(boosted)
 
     def _select(
         self,

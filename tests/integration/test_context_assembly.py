@@ -356,6 +356,58 @@ def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
         spaces.delete(engine.store, space)
 
 
+def test_a_projection_dropped_behind_the_cache_is_projected_again(engine):
+    """Within ``projection_recheck_seconds`` the projection check costs the fingerprint read
+    alone; a projection dropped meanwhile (a restart, another process) makes the walk fail
+    once, and the assembler re-checks, re-projects and walks again."""
+    from pipelines import spaces
+    from pipelines.assemble.service import Assembler
+    from pipelines.consolidate.upkeep import ensure_entity_projection
+
+    space = f"ppr-{uuid.uuid4().hex[:10]}"
+    spaces.create(engine.store, space)
+    try:
+        with engine.store.session() as s:
+            s.run(
+                "UNWIND $keys AS k CREATE (:Entity {space: $space, key: k, name: k, "
+                "mention_count: 1, last_seen: datetime()})",
+                space=space,
+                keys=["a", "b", "c"],
+            )
+            s.run(
+                "MATCH (a:Entity {space: $space, key: 'a'}), (b:Entity {space: $space, key: 'b'}),"
+                " (c:Entity {space: $space, key: 'c'}) CREATE (a)-[:CO_OCCURS {weight: 1.0}]->(b),"
+                " (b)-[:CO_OCCURS {weight: 1.0}]->(c)",
+                space=space,
+            )
+        assembler = Assembler(engine)
+        before, facts = assembler.entity_pagerank(space, {"a": 1.0})
+        name = facts["graph"]
+        assert name and "projection_rechecked" not in facts
+
+        reads: list[str] = []
+        read = engine.store.read
+
+        def counting(statement, /, **params):
+            reads.append(statement)
+            return read(statement, **params)
+
+        engine.store.read = counting
+        try:
+            assert ensure_entity_projection(engine, space) == name
+        finally:
+            engine.store.read = read
+        assert reads == ["consolidate/entity_graph_fingerprint"]  # trusted: no other check
+
+        engine.store.write("consolidate/graph_drop", graph=name)
+        after, facts = assembler.entity_pagerank(space, {"a": 1.0})
+        assert facts["graph"] == name and facts["projection_rechecked"] is True
+        assert after == pytest.approx(before)
+        assert engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"] is True
+    finally:
+        spaces.delete(engine.store, space)
+
+
 # ----------------------------------------------------------------------------- gate, validity
 
 

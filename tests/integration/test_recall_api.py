@@ -16,6 +16,7 @@ import pytest
 import cypher
 import graph_schema
 from pipelines import spaces as space_ops
+from pipelines.errors import InvalidInput, NotFound
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.presets import PRESETS
@@ -456,6 +457,68 @@ def test_a_small_stage_of_a_big_space_is_scanned_exactly(engine, conv, monkeypat
     body = tiny.recall(conv["a"], request)
     assert seen[0]["exact"] is False and seen[0]["exact_stages"] is None
     assert body.results and all(r.id.startswith("a-s2#") for r in body.results)
+
+
+def test_a_stage_filter_size_is_read_once_per_ttl(engine, conv, monkeypatch):
+    """The exact-scan choice for a stage filter (a count of its memories) is cached like the
+    space profile: a second recall with the same stages does not count them again."""
+    reads: list[str] = []
+    read = engine.store.read
+
+    def spy(statement, /, **params):
+        reads.append(statement)
+        return read(statement, **params)
+
+    monkeypatch.setattr(engine.store, "read", spy)
+    small = DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 5})
+    recaller = Recaller(engine, small)
+    request = RecallRequest(
+        "outdoor plans", k=3, touch=False, filters=RecallFilters(stages=["summer"])
+    )
+    first = recaller.recall(conv["a"], request)
+    second = recaller.recall(conv["a"], request)
+    assert reads.count("recall/stage_scope_size") == 1
+    assert [r.id for r in first.results] == [r.id for r in second.results]
+    uncached = Recaller(
+        engine,
+        DEFAULT_RECALL_CONFIG.model_copy(
+            update={"exact_scan_threshold": 5, "space_profile_ttl_s": 0.0}
+        ),
+    )
+    uncached.recall(conv["a"], request)
+    uncached.recall(conv["a"], request)
+    assert reads.count("recall/stage_scope_size") == 3
+
+
+def test_vector_text_is_what_recall_embeds_first(engine, conv, monkeypatch):
+    """The assembler embeds ``vector_text`` ahead of its recall; it must be the very text
+    recall embeds first (speakers named in the query stripped), or the memo would miss."""
+    recaller = Recaller(engine)
+    query = "What does Alice do   at Zentrix?"
+    text = recaller.vector_text(conv["a"], query)
+    assert "Alice" not in text and "Zentrix" in text
+    seen: list[list[str]] = []
+    encode = engine.embedder.encode
+
+    def spy(texts):
+        seen.append(list(texts))
+        return encode(texts)
+
+    monkeypatch.setattr(engine.embedder, "encode", spy)
+    recaller.recall(conv["a"], RecallRequest(query, k=3, touch=False))
+    assert seen and seen[0][0] == text
+    with pytest.raises(InvalidInput):
+        recaller.vector_text(conv["a"], "   ")
+
+
+def test_recall_in_an_unknown_space_is_not_found_even_with_a_bad_profile(engine):
+    """The space check runs beside the embedding; an unknown space is still NotFound, and
+    its (empty) profile is not cached for when the space is created."""
+    recaller = Recaller(engine)
+    ghost = f"ghost-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(NotFound):
+        recaller.recall(ghost, RecallRequest("anything about puppies", k=3, touch=False))
+    assert ghost not in recaller._profiles
 
 
 def _operators(plan) -> list[tuple[str, str]]:

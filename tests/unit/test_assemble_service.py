@@ -97,19 +97,3 @@ def test_good_request_passes_and_returns_the_caller_slots() -> None:
         "what next?", 4096, split=(0.5, 0.5, 0.0), template=slots, ablate=frozenset({"ppr"})
     )
     assert _assembler()._validate(request) == slots
-
-
-def test_memo_embedder_remembers_the_first_vector_per_thread() -> None:
-    import threading
-
-    memo = _MemoEmbedder(CountingEmbedder())
-    assert memo.last_first() is None
-    memo.encode(["abc", "d"])
-    assert memo.last_first()[0] == 3.0
-    seen = []
-    worker = threading.Thread(target=lambda: seen.append(memo.last_first()))
-    worker.start()
-    worker.join()
-    assert seen == [None]  # another thread's call is not this thread's query
-    memo.forget_last()
-    assert memo.last_first() is None
