@@ -490,6 +490,24 @@ def test_a_stage_filter_size_is_read_once_per_ttl(engine, conv, monkeypatch):
     assert reads.count("recall/stage_scope_size") == 3
 
 
+def test_a_query_embeds_as_a_batch_does(engine):
+    """Short batches (queries) skip SentenceTransformer.encode's machinery; the vectors are
+    the same as the batched path's, unit length, in order."""
+    emb = engine.embedder
+    texts = ["Where does Carol work?", "cello lessons", "a much longer sentence " * 20]
+    direct = emb.encode(texts)
+    assert len(texts) <= emb.direct_max
+    batched = np.asarray(
+        emb._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True),
+        dtype=np.float32,
+    )
+    assert direct.shape == (3, emb.dimensions) and direct.dtype == np.float32
+    assert np.allclose(direct, batched, atol=1e-5)
+    assert np.allclose(np.linalg.norm(direct, axis=1), 1.0, atol=1e-5)
+    many = [f"note number {i}" for i in range(emb.direct_max + 1)]
+    assert np.allclose(emb.encode(many)[:3], emb.encode(many[:3]), atol=1e-5)
+
+
 def test_vector_text_is_what_recall_embeds_first(engine, conv, monkeypatch):
     """The assembler embeds ``vector_text`` ahead of its recall; it must be the very text
     recall embeds first (speakers named in the query stripped), or the memo would miss."""
@@ -511,9 +529,9 @@ def test_vector_text_is_what_recall_embeds_first(engine, conv, monkeypatch):
         recaller.vector_text(conv["a"], "   ")
 
 
-def test_recall_in_an_unknown_space_is_not_found_even_with_a_bad_profile(engine):
-    """The space check runs beside the embedding; an unknown space is still NotFound, and
-    its (empty) profile is not cached for when the space is created."""
+def test_recall_in_an_unknown_space_is_not_found_and_caches_no_profile(engine):
+    """An unknown space is NotFound, and no (empty) profile is cached for when the space is
+    created; an empty space's profile is never cached either."""
     recaller = Recaller(engine)
     ghost = f"ghost-{uuid.uuid4().hex[:8]}"
     with pytest.raises(NotFound):
