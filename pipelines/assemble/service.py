@@ -38,6 +38,11 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    :func:`~pipelines.assemble.decomposer.decompose` (priorities, condensers, safety loop,
    truncation banner naming every slot kept below 90 %).
 
+Latency: reads that need nothing from the step before them run on the assembler's small
+read-ahead pool beside the recalls (the stage list, the projection check, the summary
+similarity, and Phase 3's schemas for the nearest stages while Phases 1-2 run); the results
+are the same as reading them in turn.
+
 Validity: superseded memories are left out unless ``include_superseded``; ``as_of`` assembles
 the context as it was then (memories with ``event_time <= as_of`` not superseded by then, stages
 started by then, summaries only of stages that had ended by then).
@@ -358,7 +363,7 @@ class Assembler:
         # Reads an assembly can issue ahead of the step that needs them (the stage list, the
         # projection check, stage-summary similarity, Phase 3's schemas) run here, beside the
         # recalls. Tasks never submit tasks, so a busy pool only queues.
-        self._prefetch = ThreadPoolExecutor(max_workers=8, thread_name_prefix="assemble")
+        self.read_ahead = ThreadPoolExecutor(max_workers=8, thread_name_prefix="assemble")
 
     def density_counts(
         self, space: str, statuses: Sequence[str], as_of: datetime | None, ttl_s: float
@@ -671,7 +676,7 @@ class _Run:
         from pipelines.consolidate.upkeep import ensure_entity_projection
 
         cfg = self.config
-        ahead = self.service._prefetch.submit
+        ahead = self.service.read_ahead.submit
         # Reads that need nothing from the steps before them start now, beside global recall.
         stages_ahead = ahead(self.store.read, "assemble/stages", space=self.space, as_of=self.as_of)
         projection_ahead: Future[str | None] | None = None
@@ -867,7 +872,7 @@ class _Run:
         text = self.recaller.vector_text(self.space, self.request.query, _GLOBAL_PRESET)
         embedding = self.service.embedder.encode([text])[0]
         count = max(1, int((self.report.get("density") or {}).get("stages") or 1))
-        return self.service._prefetch.submit(
+        return self.service.read_ahead.submit(
             self.store.read,
             "assemble/schema_similarity",
             space=self.space,
@@ -1159,12 +1164,12 @@ class _Run:
             return [], report
         from pipelines.consolidate.schemas import ensure_schemas
 
-        read_ahead: dict[str, dict[str, Any]] = {}
+        ahead_schemas: dict[str, dict[str, Any]] = {}
         known: set[str] = set()  # asked for ahead: absent from the answer = the stage went away
         if ahead is not None:
             ahead_ids, future = ahead
             got = future.result()
-            read_ahead = {sid: got[sid] for sid in ahead_ids if sid in got}
+            ahead_schemas = {sid: got[sid] for sid in ahead_ids if sid in got}
             known = set(ahead_ids)
         items: list[_Item] = []
         empty = 0
@@ -1174,7 +1179,7 @@ class _Run:
             batch = order[pos : pos + wanted - len(items)]
             pos += len(batch)
             missing = [sid for sid in batch if sid not in known]
-            schemas = {sid: read_ahead[sid] for sid in batch if sid in read_ahead}
+            schemas = {sid: ahead_schemas[sid] for sid in batch if sid in ahead_schemas}
             if missing:
                 schemas.update(ensure_schemas(self.engine, self.space, missing))
             for sid in batch:
@@ -1225,7 +1230,7 @@ class _Run:
         ids = order[: self._summaries_wanted(share) + max(related_minimum, 1)]
         if not ids:
             return None
-        return ids, self.service._prefetch.submit(ensure_schemas, self.engine, self.space, ids)
+        return ids, self.service.read_ahead.submit(ensure_schemas, self.engine, self.space, ids)
 
     def _use_ppr(self) -> bool:
         return "ppr" not in self.request.ablate and self.config.related_ppr_weight > 0

@@ -308,6 +308,23 @@ def test_caller_slot_priorities_are_honoured(client, conv):
 # ----------------------------------------------------------------------------- PageRank
 
 
+def _entity_graph(engine, space: str, keys: list[str], edges: list[tuple[str, str, float]]):
+    """Entities and weighted CO_OCCURS edges written directly (no memories needed)."""
+    with engine.store.session() as s:
+        s.run(
+            "UNWIND $keys AS k CREATE (:Entity {space: $space, key: k, name: k, "
+            "mention_count: 1, last_seen: datetime()})",
+            space=space,
+            keys=keys,
+        )
+        s.run(
+            "UNWIND $edges AS e MATCH (a:Entity {space: $space, key: e[0]}), "
+            "(b:Entity {space: $space, key: e[1]}) CREATE (a)-[:CO_OCCURS {weight: e[2]}]->(b)",
+            space=space,
+            edges=[[a, b, w] for a, b, w in edges],
+        )
+
+
 def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
     """The service's GDS walk (one run per weight group, combined linearly) equals the pure
     power-iteration reference, and on the path a-b-c seeded at a the closed form
@@ -322,19 +339,12 @@ def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
     edges = [("a", "b", 2.0), ("b", "c", 1.0), ("a", "c", 1.0), ("c", "d", 3.0), ("d", "e", 1.0)]
     edges += [("e", "f", 2.0), ("b", "f", 1.0)]
     try:
-        with engine.store.session() as s:
-            s.run(
-                "UNWIND $keys AS k CREATE (:Entity {space: $space, key: k, name: k, "
-                "mention_count: 1, last_seen: datetime()})",
-                space=space,
-                keys=[*nodes, "x", "y", "z"],
-            )
-            s.run(
-                "UNWIND $edges AS e MATCH (a:Entity {space: $space, key: e[0]}), "
-                "(b:Entity {space: $space, key: e[1]}) CREATE (a)-[:CO_OCCURS {weight: e[2]}]->(b)",
-                space=space,
-                edges=[[a, b, w] for a, b, w in edges] + [["x", "y", 1.0], ["y", "z", 1.0]],
-            )
+        _entity_graph(
+            engine,
+            space,
+            [*nodes, "x", "y", "z"],
+            [*edges, ("x", "y", 1.0), ("y", "z", 1.0)],
+        )
         config = AssemblyConfig(
             ppr_tolerance=1e-10, ppr_max_iterations=500, ppr_entities_per_run=100
         )
@@ -367,19 +377,7 @@ def test_a_projection_dropped_behind_the_cache_is_projected_again(engine):
     space = f"ppr-{uuid.uuid4().hex[:10]}"
     spaces.create(engine.store, space)
     try:
-        with engine.store.session() as s:
-            s.run(
-                "UNWIND $keys AS k CREATE (:Entity {space: $space, key: k, name: k, "
-                "mention_count: 1, last_seen: datetime()})",
-                space=space,
-                keys=["a", "b", "c"],
-            )
-            s.run(
-                "MATCH (a:Entity {space: $space, key: 'a'}), (b:Entity {space: $space, key: 'b'}),"
-                " (c:Entity {space: $space, key: 'c'}) CREATE (a)-[:CO_OCCURS {weight: 1.0}]->(b),"
-                " (b)-[:CO_OCCURS {weight: 1.0}]->(c)",
-                space=space,
-            )
+        _entity_graph(engine, space, ["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0)])
         assembler = Assembler(engine)
         before, facts = assembler.entity_pagerank(space, {"a": 1.0})
         name = facts["graph"]
