@@ -450,7 +450,7 @@ class Assembler:
         try:
             rows = walk(graph)
         except Neo4jError:
-            forget_entity_projection(self.engine, graph)
+            forget_entity_projection(self.engine, space)
             graph = ensure_entity_projection(self.engine, space)
             facts["graph"] = graph
             facts["projection_rechecked"] = True
@@ -691,7 +691,7 @@ class _Run:
         most = split_budget(section_budget, confident_split(cfg.split, 0.0))
 
         need_global = current is None or cfg.related_recall_weight > 0
-        has_stages = bool((self.report.get("density") or {}).get("stages", 1))
+        has_stages = self._stage_count() > 0
         global_hits = self._global_recall(most[1]) if need_global and has_stages else []
         stages = {s.id: s for s in (_stage_row(r) for r in stages_ahead.result())}
         self.clock.lap("global_recall")
@@ -861,7 +861,6 @@ class _Run:
                 now=self.now,
                 preset=_GLOBAL_PRESET,
             ),
-            space_checked=True,
         )
         return self._valid(resp.results)
 
@@ -871,7 +870,7 @@ class _Run:
         recall the work), so the read runs beside that recall."""
         text = self.recaller.vector_text(self.space, self.request.query, _GLOBAL_PRESET)
         embedding = self.service.embedder.encode([text])[0]
-        count = max(1, int((self.report.get("density") or {}).get("stages") or 1))
+        count = max(1, self._stage_count())
         return self.service.read_ahead.submit(
             self.store.read,
             "assemble/schema_similarity",
@@ -880,6 +879,11 @@ class _Run:
             fetch=max(4 * count, 20),
             limit=count,
         )
+
+    def _stage_count(self) -> int:
+        """Stages of the space, as the density gate counted them (cached counts: only ever
+        used to size reads, never to decide what is in the context)."""
+        return int((self.report.get("density") or {}).get("stages") or 0)
 
     def _infer_stage(
         self,
@@ -945,7 +949,6 @@ class _Run:
                 oversample=pool,
             ),
             with_embeddings=True,
-            space_checked=True,
         )
         hits = sorted(self._valid(resp.results), key=lambda h: -h.score)  # stable: rank ties
         if not hits:
@@ -1266,7 +1269,6 @@ class _Run:
                 now=self.now,
                 preset=_FLAT_PRESET,
             ),
-            space_checked=True,
         )
         hits = self._valid(resp.results)
         self.clock.lap("recall")

@@ -41,8 +41,8 @@ RUN_GRAPH_PREFIXES = ("mnemograph/communities/",)
 
 _locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
-# (database uri, database, projection name) -> monotonic time it was last found or made.
-_verified: dict[tuple[str, str | None, str], float] = {}
+# (database uri, database, space) -> (projection name, monotonic time it was found or made)
+_verified: dict[tuple[str, str | None, str], tuple[str, float]] = {}
 
 
 def _lock(space: str) -> threading.Lock:
@@ -87,9 +87,9 @@ def ensure_entity_projection(
     name = entity_graph_name(engine, space)
     if name is None:
         return None
-    key = _verified_key(engine, name)
-    seen = _verified.get(key)
-    if seen is not None and time.monotonic() - seen < config.projection_recheck_seconds:
+    key = _verified_key(engine, space)
+    trusted_name, since = _verified.get(key, (None, 0.0))
+    if trusted_name == name and time.monotonic() - since < config.projection_recheck_seconds:
         return name
     with _lock(space):
         if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
@@ -104,19 +104,19 @@ def ensure_entity_projection(
             )
         except Exception:  # cleaning up is best effort; the projection is what was asked for
             log.warning("could not drop stale projections of %s", space, exc_info=True)
-        _verified[key] = time.monotonic()
+        _verified[key] = (name, time.monotonic())
     return name
 
 
-def forget_entity_projection(engine: Engine, name: str) -> None:
-    """Stop trusting ``name`` (a walk over it failed): the next
+def forget_entity_projection(engine: Engine, space: str) -> None:
+    """Stop trusting the space's projection (a walk over it failed): the next
     :func:`ensure_entity_projection` checks it again and projects it when it is gone."""
-    _verified.pop(_verified_key(engine, name), None)
+    _verified.pop(_verified_key(engine, space), None)
 
 
-def _verified_key(engine: Engine, name: str) -> tuple[str, str | None, str]:
+def _verified_key(engine: Engine, space: str) -> tuple[str, str | None, str]:
     cfg = engine.store.config
-    return (cfg.uri, cfg.database, name)
+    return (cfg.uri, cfg.database, space)
 
 
 def run(ctx: JobContext) -> None:

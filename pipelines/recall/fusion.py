@@ -214,7 +214,6 @@ def session_boost(
     norm = min_max_normalise([s for _, s in scored])
     out = []
     for (item_id, _), value in zip(scored, norm, strict=True):
-        session = session_of.get(item_id)
-        lift = support_norm.get(session, 0.0) if session is not None else 0.0
+        lift = support_norm.get(session_of.get(item_id), 0.0)  # no session: never a key
         out.append((item_id, value + weight * lift))
     return sorted(out, key=lambda pair: -pair[1])

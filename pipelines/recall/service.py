@@ -253,14 +253,12 @@ class Recaller:
         request: RecallRequest,
         *,
         with_embeddings: bool = False,
-        space_checked: bool = False,
     ) -> RecallResponse:
         """Recall ``request`` in ``space``: NotFound (404) for an unknown space, InvalidInput
         (400, naming the field) for a bad request.
 
         Whether the space exists is asked only when the search found nothing (a space with
-        matching memories exists): one round trip fewer for every answered recall.
-        ``space_checked=True`` is for callers that have just checked (the assembler)."""
+        matching memories exists): one round trip fewer for every answered recall."""
         clock = _Clock(request.deadline_ms)
         query = self._validate(request)
         profile = self._profile(space)
@@ -271,7 +269,7 @@ class Recaller:
         clock.lap("embed")
 
         pool = self._candidates(space, request, plan, vectors, profile)
-        if not pool and not space_checked:
+        if not pool:
             spaces.require(self.engine.store, space)  # nothing found: is there a space at all?
         clock.lap("candidates")
 
@@ -375,16 +373,17 @@ class Recaller:
             cleaned = clean_query(query, self.config.max_query_chars)
         except ValueError as exc:
             raise InvalidInput(str(exc), field="query") from exc
-        _, content = self._speakers(cleaned, self._profile(space), PRESETS[preset])
+        _, _, content = self._speakers(cleaned, self._profile(space), PRESETS[preset])
         return content if self.config.strip_speakers_for_vector else cleaned
 
     @staticmethod
-    def _speakers(query: str, profile: _Profile, preset: RecallPreset) -> tuple[list[str], str]:
-        """(speakers the query names, the query without those speakers when the preset
-        uses them)."""
+    def _speakers(
+        query: str, profile: _Profile, preset: RecallPreset
+    ) -> tuple[list[str], list[str], str]:
+        """(speakers the query names, those the preset uses, the query without the latter)."""
         named = find_speakers(query, profile.speakers)
-        query_speakers = named if preset.speakers else []
-        return named, (strip_speakers(query, query_speakers) if query_speakers else query)
+        used = named if preset.speakers else []
+        return named, used, (strip_speakers(query, used) if used else query)
 
     def _plan(self, request: RecallRequest, query: str, profile: _Profile) -> _Plan:
         cfg = self.config
@@ -396,8 +395,7 @@ class Recaller:
             for s, w in cfg.weights_for(profile_intent).items()
         }
         now = _utc(request.now) or datetime.now(UTC)
-        named, content = self._speakers(query, profile, preset)
-        query_speakers = named if preset.speakers else []
+        named, query_speakers, content = self._speakers(query, profile, preset)
         subqueries: list[str] = []
         if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
             subqueries = [
