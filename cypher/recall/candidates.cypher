@@ -14,6 +14,7 @@
 //   window   - time windows named in the query ("in May 2023"): an exact cosine scan of the
 //              memories inside each window (range seek on (space, event_time)).
 //   heat, recency - only when $context_k > 0: the space's hottest and most recent memories.
+// $query_speakers (lower case) are the speakers the query names, for named_speaker_session.
 // Scores are raw: the vector score is Neo4j's normalised cosine (1 + cos) / 2.
 CALL () {
   UNWIND CASE WHEN $exact THEN range(0, size($embeddings) - 1) ELSE [] END AS qi
@@ -170,6 +171,17 @@ CALL () {
   RETURN signal, 0 AS qi, m, score
 }
 WITH m, collect({signal: signal, qi: qi, score: score}) AS hits
+// Whether the memory's conversation session has a turn by a speaker the query names (null when
+// it names none, or the memory has no session): a query about "Caroline" is about the
+// conversations she took part in, not only about her own turns.
+WITH m, hits,
+     CASE WHEN size($query_speakers) = 0 OR NOT EXISTS { (m)-[:IN_SESSION]->(:Session) }
+          THEN null
+          // (a pattern never uses one relationship twice: m's own turn is tested apart)
+          ELSE toLower(m.speaker) IN $query_speakers OR EXISTS {
+            MATCH (m)-[:IN_SESSION]->(:Session)<-[:IN_SESSION]-(o:Memory)
+            WHERE o.space = $space AND toLower(o.speaker) IN $query_speakers
+          } END AS named_speaker_session
 // Times travel as integer microseconds since the epoch: hydrating hundreds of driver DateTime
 // values per recall cost more than the query itself (pipelines.graph.from_epoch_micros).
 RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind AS kind,
@@ -178,4 +190,4 @@ RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind 
        m.ingested_at.epochSeconds * 1000000 + m.ingested_at.microsecond AS ingested_at_us,
        m.heat AS heat,
        m.last_access.epochSeconds * 1000000 + m.last_access.microsecond AS last_access_us,
-       m.access_count AS access_count, m.status AS status, hits
+       m.access_count AS access_count, m.status AS status, named_speaker_session, hits

@@ -213,6 +213,13 @@ class AssemblyConfig(BaseModel):
         description="Relative vote margin from which an inferred stage gets its full share; "
         "in between the share scales linearly. A stage the caller names always gets it.",
     )
+    related_ppr_by_confidence: bool = Field(
+        default=True,
+        description="Scale related_ppr_weight by the current stage's confidence (1 for a stage "
+        "the caller names): PageRank is seeded from that stage's memories, so a walk from a "
+        "weakly inferred stage is as uncertain as the stage (0: no walk). Not applied when "
+        "related_recall_weight is 0, where PPR is the only ranking.",
+    )
     related_ppr_weight: float = Field(
         default=0.5,
         ge=0.0,

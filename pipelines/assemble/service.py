@@ -732,7 +732,14 @@ class _Run:
             p2_report["reason"] = "no current stage"
         else:
             phase2, p2_report = self._phase2(
-                current, seeds, phase1, shares[1], stages, global_hits, projection_ahead
+                current,
+                seeds,
+                phase1,
+                shares[1],
+                stages,
+                global_hits,
+                projection_ahead,
+                confidence,
             )
         self.clock.lap("phase2")
 
@@ -1019,18 +1026,32 @@ class _Run:
         stages: dict[str, _Stage],
         global_hits: Sequence[RecallHit],
         projection: Future[str | None] | None,
+        confidence: float = 1.0,
     ) -> tuple[list[_Item], dict[str, Any]]:
         """Other stages' memories: PPR mass from the Phase-1 entities, fused (weighted RRF)
-        with their rank in whole-space recall when ``related_recall_weight`` > 0."""
+        with their rank in whole-space recall when ``related_recall_weight`` > 0.  The PPR
+        weight is scaled by the current stage's ``confidence`` (``related_ppr_by_confidence``):
+        a walk seeded from a stage the query only weakly points at is as uncertain as the
+        stage, and at confidence 0 it is not run at all."""
         cfg = self.config
         use_ppr = self._use_ppr()
-        report: dict[str, Any] = {"run": False, "ppr": use_ppr, "seed_memories": len(seeds)}
+        ppr_weight = cfg.related_ppr_weight if use_ppr else 0.0
+        if cfg.related_ppr_by_confidence and cfg.related_recall_weight > 0:
+            ppr_weight *= min(1.0, max(0.0, confidence))
+        report: dict[str, Any] = {
+            "run": False,
+            "ppr": use_ppr and ppr_weight > 0,
+            "ppr_weight": round(ppr_weight, 4),
+            "seed_memories": len(seeds),
+        }
         taken = {i.id for i in phase1}
         k = max(cfg.max_chunks_per_phase, math.ceil(share / cfg.expected_item_tokens))
         hits: dict[str, tuple[RecallHit, dict[str, Any]]] = {}
         ppr_ranking: list[str] = []
         if not use_ppr:
             report["reason"] = "PPR ablated" if "ppr" in self.request.ablate else "PPR weight 0"
+        elif ppr_weight <= 0:
+            report["reason"] = "stage confidence 0: no walk from a stage the query does not name"
         else:
             ppr_ranking = self._ppr_candidates(current, seeds, taken, k, hits, report, projection)
         recall_ranking = [
@@ -1041,10 +1062,7 @@ class _Run:
         for h in global_hits:
             if h.id in recall_ranking and h.id not in hits:
                 hits[h.id] = (h, {})
-        weights = {
-            "ppr": cfg.related_ppr_weight if use_ppr else 0.0,
-            "recall": cfg.related_recall_weight,
-        }
+        weights = {"ppr": ppr_weight, "recall": cfg.related_recall_weight}
         fused = weighted_rrf(
             {"ppr": ppr_ranking, "recall": recall_ranking}, weights, cfg.related_rank_constant
         )

@@ -206,6 +206,10 @@ class RecallConfig(BaseModel):
     entity_max_keys: PositiveInt = 64
     #: Memories whose speaker the query names get their fused score multiplied by this.
     speaker_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 1.6
+    #: Memories whose conversation session has a turn by a speaker the query names get their
+    #: fused score multiplied by this (after the speaker boost): in a space shared by many
+    #: conversations, a question about Caroline is about the conversations she took part in.
+    speaker_session_boost_factor: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = 3.0
     #: Remove the speakers a query names from the text that is embedded for the vector
     #: signal too (they are always removed from the full-text query: memory text does not
     #: contain its speaker). On: the speaker boost already favours the named speaker's

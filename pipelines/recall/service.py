@@ -158,6 +158,8 @@ class _Candidate:
     ingested_at: datetime | None
     heat: float | None
     last_access: datetime | None
+    #: whether its session has a turn by a speaker the query names (None: names none / no session)
+    named_speaker_session: bool | None = None
     #: best raw score per ranking name ("vector", "vector:1", "fulltext", "entity", ...)
     raw: dict[str, float] = field(default_factory=dict)
 
@@ -560,6 +562,7 @@ class Recaller:
             "windows": self._window_params(plan) if embeddings else [],
             "window_k": per[SIGNAL_VECTOR],
             "context_k": context_k,
+            "query_speakers": [s.casefold() for s in plan.query_speakers],
         }
         rows = self.engine.store.read("recall/candidates", **params)
         pool = self._parse_candidates(rows)
@@ -639,6 +642,7 @@ class Recaller:
                 ingested_at=from_epoch_micros(r["ingested_at_us"]),
                 heat=r["heat"],
                 last_access=from_epoch_micros(r["last_access_us"]),
+                named_speaker_session=r["named_speaker_session"],
             )
             for hit in r["hits"]:
                 signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])
@@ -760,6 +764,14 @@ class Recaller:
                 ranked = temporal_boost(ranked, spoken, cfg.speaker_boost_factor)
                 for item_id in spoken:
                     boosts.setdefault(item_id, {})["speaker"] = cfg.speaker_boost_factor
+            # Their conversations: a boost only where it separates (in a space whose every
+            # session includes the named speaker it would lift everything alike).
+            with_speaker = {c.id for c in pool.values() if c.named_speaker_session}
+            factor = cfg.speaker_session_boost_factor
+            if with_speaker and len(with_speaker) < len(pool) and factor != 1.0:
+                ranked = temporal_boost(ranked, with_speaker, factor)
+                for item_id in with_speaker:
+                    boosts.setdefault(item_id, {})["speaker_session"] = factor
         details: dict[str, dict[str, Any]] = {}
         if explain:
             for f in fused:

@@ -213,6 +213,34 @@ def test_pure_ppr_phase_two_bridges_without_the_query(engine, conv):
     assert all("ppr_mass" in item for item in p2["items"])
 
 
+def test_the_ppr_weight_follows_the_current_stages_confidence(engine, conv):
+    """A named stage walks with the full PPR weight; an inferred one with its weight times the
+    stage's confidence, and at confidence 0 there is no walk at all."""
+    from pipelines.assemble.config import AssemblyConfig
+    from pipelines.assemble.service import Assembler, ContextRequest
+
+    full = AssemblyConfig().related_ppr_weight
+    named = Assembler(engine).assemble(conv, ContextRequest("Lisbon", 3000, stage="orion"))
+    p2 = named.report["phases"]["related_prior"]
+    assert p2["ppr"] is True and p2["ppr_weight"] == full and p2["ppr_runs"] >= 1
+
+    confidences = []
+    for query in ("Lisbon", "When is the Orion cutover planned?", "tomato plants"):
+        report = Assembler(engine).assemble(conv, ContextRequest(query, 3000)).report
+        confidence = report["stage"]["confidence"]
+        confidences.append(confidence)
+        p2 = report["phases"]["related_prior"]
+        assert p2["ppr_weight"] == pytest.approx(full * confidence, abs=1e-4)
+        if confidence == 0:
+            assert p2["ppr"] is False and "confidence 0" in p2["reason"]
+            assert "ppr_runs" not in p2
+    assert 0 in confidences and any(0 < c < 1 for c in confidences)  # both cases were seen
+    # switched off, an inferred stage walks with the full weight
+    fixed = Assembler(engine, config=AssemblyConfig(related_ppr_by_confidence=False))
+    p2 = fixed.assemble(conv, ContextRequest("Lisbon", 3000)).report["phases"]["related_prior"]
+    assert p2["ppr_weight"] == full
+
+
 def test_stage_inferred_from_the_query_or_taken_from_the_session(client, conv):
     body = _context(
         client, conv, query="Why do my tomato plants have yellow leaves?", context_window=2000
