@@ -10,7 +10,8 @@ Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones sho
    over-fetched and post-filtered), full-text (escaped Lucene), entities named in the query
    (MENTIONS) — scoped to the space, filtered by status and the request's filters.
 4. **fuse** (pure): weighted RRF of the signal rankings, heat and recency ranking the pool,
-   then multiplicative boosts for time windows and speakers named in the query.
+   then multiplicative boosts for time windows, speakers named in the query, and the
+   conversation sessions those speakers took part in (where that separates candidates).
 5. **details** / **rerank** (optional): embeddings of the head of the list and of its
    conversation neighbours; the cross-encoder (FlashRank, when loaded) or the no-weights
    context reranker, blended with the fused score.
