@@ -744,6 +744,14 @@ class Recaller:
         fused = weighted_rrf(rankings, weights, cfg.rrf_k)
         ranked = [(f.id, f.score) for f in fused]
         boosts: dict[str, dict[str, float]] = {}
+
+        def boost(ids: set[str], factor: float, name: str) -> None:
+            """Multiply the scores of ``ids`` by ``factor`` and say so in ``explain``."""
+            nonlocal ranked
+            ranked = temporal_boost(ranked, ids, factor)
+            for item_id in ids:
+                boosts.setdefault(item_id, {})[name] = factor
+
         if plan.windows:
             in_window = {
                 c.id
@@ -751,9 +759,7 @@ class Recaller:
                 if c.event_time is not None and any(w.contains(c.event_time) for w in plan.windows)
             }
             if in_window:
-                ranked = temporal_boost(ranked, in_window, cfg.temporal_boost_factor)
-                for item_id in in_window:
-                    boosts.setdefault(item_id, {})["time"] = cfg.temporal_boost_factor
+                boost(in_window, cfg.temporal_boost_factor, "time")
         speaker_match = None
         if plan.query_speakers:
             named = {s.casefold() for s in plan.query_speakers}
@@ -762,17 +768,13 @@ class Recaller:
             if top:
                 speaker_match = sum(1 for i, _ in top if i in spoken) / len(top)
             if spoken:
-                ranked = temporal_boost(ranked, spoken, cfg.speaker_boost_factor)
-                for item_id in spoken:
-                    boosts.setdefault(item_id, {})["speaker"] = cfg.speaker_boost_factor
+                boost(spoken, cfg.speaker_boost_factor, "speaker")
             # Their conversations: a boost only where it separates (in a space whose every
             # session includes the named speaker it would lift everything alike).
             with_speaker = {c.id for c in pool.values() if c.named_speaker_session}
             factor = cfg.speaker_session_boost_factor
             if with_speaker and len(with_speaker) < len(pool) and factor != 1.0:
-                ranked = temporal_boost(ranked, with_speaker, factor)
-                for item_id in with_speaker:
-                    boosts.setdefault(item_id, {})["speaker_session"] = factor
+                boost(with_speaker, factor, "speaker_session")
         details: dict[str, dict[str, Any]] = {}
         if explain:
             for f in fused:
