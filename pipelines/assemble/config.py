@@ -11,6 +11,7 @@ damping 0.85) except where a deviation is documented on the field.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -153,6 +154,14 @@ class AssemblyConfig(BaseModel):
         "stage (in the section header for the current stage, per record elsewhere).",
     )
 
+    record_time_precision: Literal["auto", "minute", "date"] = Field(
+        default="auto",
+        description="How a memory record shows its time: 'minute' (YYYY-MM-DD HH:MM), "
+        "'date' (YYYY-MM-DD), or 'auto': the time of day only on dates whose candidate "
+        "records differ in it, where it orders that day's records; elsewhere the date says "
+        "as much and saves about 2 tokens per record.",
+    )
+
     flat_pool_factor: float = Field(
         default=4.0,
         ge=1.0,
@@ -212,6 +221,18 @@ class AssemblyConfig(BaseModel):
         le=1.0,
         description="Relative vote margin from which an inferred stage gets its full share; "
         "in between the share scales linearly. A stage the caller names always gets it.",
+    )
+    flat_below_confidence: float | None = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Confidence gate: when the current stage is inferred (not named by the "
+        "caller) and its confidence is at or below this, no stage stands out from the query, "
+        "so the context is assembled in flat mode (whole-space recall packed into the budget) "
+        "and the report says why. With the default 0 this is exactly when the vote margin is "
+        "at or below stage_confidence_floor, or no stage was found. A wrongly inferred stage "
+        "costs its section, the per-record stage labels and a PageRank walk from the wrong "
+        "place. None: always staged.",
     )
     related_ppr_by_confidence: bool = Field(
         default=True,

@@ -20,7 +20,9 @@ isolation:
   single-source runs, so ``sum_g w_g * run(group_g)`` equals ``sum_s w_s * run(s)``);
 * :func:`order_stages_by_distance` -- Phase 3's order: nearest in time to the current stage first;
 * :func:`render_schema` -- a stage schema (entities, decisions, outcomes, open questions) as text;
-* :func:`short_time` -- compact ISO provenance timestamps.
+* :func:`short_time` -- compact ISO provenance timestamps; :func:`dates_needing_minutes` and
+  :func:`record_time` -- a record's time at the precision the context needs (the time of day
+  only on dates whose records differ in it).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
@@ -45,9 +47,11 @@ __all__ = [
     "StageSpan",
     "build_template",
     "confident_split",
+    "dates_needing_minutes",
     "order_stages_by_distance",
     "plan_phase_counts",
     "prompt_budget",
+    "record_time",
     "render_schema",
     "seed_groups",
     "short_time",
@@ -453,6 +457,46 @@ def short_time(moment: datetime | None) -> str | None:
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _utc_minute(moment: datetime) -> datetime:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.replace(second=0, microsecond=0, tzinfo=None)
+
+
+def dates_needing_minutes(moments: Iterable[datetime | None]) -> frozenset[date]:
+    """The (UTC) dates on which ``moments`` differ in their time of day (to the minute).
+
+    Only there does a record's ``HH:MM`` tell the reader something its date does not: the
+    order of that day's records.  Where every record of a day shares one time (a conversation
+    session stamped once, a day with a single record) the date alone says as much and saves
+    about two tokens per record.
+    """
+    minutes: dict[date, set[datetime]] = {}
+    for moment in moments:
+        if moment is not None:
+            minute = _utc_minute(moment)
+            minutes.setdefault(minute.date(), set()).add(minute)
+    return frozenset(day for day, seen in minutes.items() if len(seen) > 1)
+
+
+def record_time(
+    moment: datetime | None, precision: str, minute_dates: frozenset[date] = frozenset()
+) -> str | None:
+    """A record's time: ``YYYY-MM-DD HH:MM`` (``precision`` "minute"), ``YYYY-MM-DD``
+    ("date"), or for "auto" the minute only on ``minute_dates``
+    (:func:`dates_needing_minutes`)."""
+    if moment is None:
+        return None
+    if precision not in ("auto", "minute", "date"):
+        raise ValueError(f"unknown time precision {precision!r}")
+    full = short_time(moment)
+    if precision == "minute":
+        return full
+    if precision == "auto" and _utc_minute(moment).date() in minute_dates:
+        return full
+    return full[:10] if full else None
 
 
 # ------------------------------------------------------------------------------ PPR seeds

@@ -56,7 +56,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,9 +66,9 @@ from pydantic import ValidationError
 
 from pipelines import spaces
 from pipelines.assemble.blocks import (
-    DATA_NOTICE,
     MemoryRecord,
     StageSummaryRecord,
+    data_notice,
     parse_blocks,
     parse_records,
     record_head,
@@ -84,9 +84,11 @@ from pipelines.assemble.plan import (
     StageSpan,
     build_template,
     confident_split,
+    dates_needing_minutes,
     order_stages_by_distance,
     plan_phase_counts,
     prompt_budget,
+    record_time,
     render_schema,
     seed_groups,
     short_time,
@@ -223,6 +225,9 @@ class _Item:
     detail: dict[str, Any] = field(default_factory=dict)
     head: str | None = None
     """A memory record's head (``[when | stage] who: ``); ``None`` for summary blocks."""
+    record: MemoryRecord | None = None
+    moment: datetime | None = None
+    """A memory's time (UTC), from which :meth:`_Run._retime` sets the record's precision."""
 
     @property
     def opening(self) -> str:
@@ -700,6 +705,9 @@ class _Run:
                 stages, global_hits, similarity_ahead
             )
             self.clock.lap("stage_inference")
+            gate = cfg.flat_below_confidence
+            if gate is not None and confidence <= gate:
+                return self._gated_flat(current, stage_report, confidence, gate)
         else:
             stage_report = {"reasoning": f"named by the caller ({how})"}
             confidence = 1.0
@@ -742,6 +750,7 @@ class _Run:
                 confidence,
             )
         self.clock.lap("phase2")
+        self._retime(phase1, phase2)
 
         covered = {current.id} if current else set()
         covered |= {i.stage_id for i in phase2[: max(minimums[1], 1)] if i.stage_id is not None}
@@ -755,21 +764,27 @@ class _Run:
 
         phases = [phase1, phase2, phase3]
         label = current.label if current else None
-        frames = sum(  # headers (or the "nothing here" notes), at most, outside the items
+        frames = [  # headers (or the "nothing here" notes), at most, outside the items
             self.est.count(self._section_text(kind, [], label if n == 0 else None)) + 1
             for n, kind in enumerate(_KINDS)
-        )
-        plan = plan_phase_counts(
-            [[i.tokens for i in items] for items in phases],
-            max(0, section_budget - frames),
-            split,
-            minimums,
-        )
+        ]
+        tokens = [[i.tokens for i in items] for items in phases]
+        plan = plan_phase_counts(tokens, max(0, section_budget - sum(frames)), split, minimums)
+        if plan.counts[2] == 0:
+            # No summary goes in: the section is left out, and its header and note are room
+            # for memories (kept only if the summaries still get nothing with that room).
+            roomier = plan_phase_counts(
+                tokens, max(0, section_budget - sum(frames[:2])), split, minimums
+            )
+            plan = roomier if roomier.counts[2] == 0 else plan
+        with_summaries = plan.counts[2] > 0
         chosen = [items[:n] for items, n in zip(phases, plan.counts, strict=True)]
         sections = ContextSections(
             self._section_text(SectionKind.CURRENT_STAGE, chosen[0], label),
             self._section_text(SectionKind.RELATED_PRIOR, chosen[1], None),
-            self._section_text(SectionKind.STAGE_SUMMARIES, chosen[2], None),
+            self._section_text(SectionKind.STAGE_SUMMARIES, chosen[2], None)
+            if with_summaries
+            else "",
         )
         fitted = fit_sections(sections, section_budget, self.est, split)
         fitted_texts = (
@@ -777,6 +792,9 @@ class _Run:
             fitted.sections.related_prior,
             fitted.sections.stage_summaries,
         )
+        shown = keys if with_summaries else keys[:2]
+        if not with_summaries:
+            template, _ = self._template(shown)
         context_slots = [
             Slot(
                 key,
@@ -785,7 +803,7 @@ class _Run:
                 "memory_blocks",
                 upstream_tokens=fitted.original_tokens[i],
             )
-            for i, (key, text) in enumerate(zip(keys, fitted_texts, strict=True))
+            for i, (key, text) in enumerate(zip(shown, fitted_texts, strict=False))
         ]
         result = self._decompose(template, context_slots)
         self.clock.lap("decompose")
@@ -805,10 +823,14 @@ class _Run:
                 **self._phase_counts(phase3, plan.counts[2], minimums[2], shares[2]),
             },
         }
+        if not with_summaries:
+            phase_reports["stage_summaries"].update(
+                included=0, included_stages=[], section="left out: no summary selected"
+            )
         items_by_section = dict(zip(SECTION_KEYS, chosen, strict=True))
         return self._respond(
             result,
-            dict(zip(SECTION_KEYS, keys, strict=True)),
+            dict(zip(SECTION_KEYS, shown, strict=False)),
             items_by_section,
             phase_reports,
             budget_report={
@@ -819,6 +841,30 @@ class _Run:
                 "phase_granted": list(fitted.allocation.granted),
             },
         )
+
+    def _gated_flat(
+        self,
+        inferred: _Stage | None,
+        stage_report: dict[str, Any],
+        confidence: float,
+        gate: float,
+    ) -> ContextResponse:
+        """The confidence gate: no inferred stage stands out, so assemble flat and say why."""
+        name = inferred.name if inferred else None
+        self.report["mode"] = "flat"
+        self.report["mode_reason"] = (
+            f"stage inference not confident: {name or 'no stage'} at confidence "
+            f"{confidence:.3f} <= flat_below_confidence {gate:g}; flat recall over the space"
+        )
+        self.report["stage"] = {
+            "id": inferred.id if inferred else None,
+            "name": name,
+            "how": "inferred" if inferred else "none",
+            "used": False,
+            **stage_report,
+            "confidence": round(confidence, 4),
+        }
+        return self._flat()
 
     def _phase_counts(
         self, items: Sequence[_Item], count: int, minimum: int, share: int
@@ -997,23 +1043,49 @@ class _Run:
         with_stage: bool,
         stage_name: str | None = None,
     ) -> _Item:
+        moment = _utc(to_native(hit.time))
         record = MemoryRecord(
             id=hit.id,
             content=hit.content,
             speaker=hit.speaker or hit.role,
-            time=short_time(_utc(to_native(hit.time))),
+            time=short_time(moment),
             stage=(stage_name or _stage_display(hit.stage_id)) if with_stage else None,
         )
-        block = render_memory_line(record)
-        return _Item(
+        item = _Item(
             id=hit.id,
-            block=block,
-            head=record_head(record),
-            tokens=self.est.count(block) + 1,  # + the line break between records
+            block="",
+            tokens=0,
             stage_id=hit.stage_id,
             score=round(float(hit.score), 6),
             detail=detail,
+            record=record,
+            moment=moment,
         )
+        self._render(item, record)
+        return item
+
+    def _render(self, item: _Item, record: MemoryRecord) -> None:
+        item.record = record
+        item.block = render_memory_line(record)
+        item.head = record_head(record)
+        item.tokens = self.est.count(item.block) + 1  # + the line break between records
+
+    def _retime(self, *phases: Sequence[_Item]) -> None:
+        """Every memory record's time at ``record_time_precision`` (``auto``: the time of day
+        only on dates where the candidates of all phases differ in it), re-rendered before the
+        phases are planned, so the token counts the plan uses are final."""
+        precision = self.config.record_time_precision
+        if precision == "minute":
+            return
+        items = [i for phase in phases for i in phase if i.record is not None]
+        minute_dates = (
+            dates_needing_minutes(i.moment for i in items) if precision == "auto" else frozenset()
+        )
+        for item in items:
+            assert item.record is not None
+            when = record_time(item.moment, precision, minute_dates)
+            if when != item.record.time:
+                self._render(item, replace(item.record, time=when))
 
     # ------------------------------------------------------------------ phase 2
 
@@ -1261,7 +1333,7 @@ class _Run:
     def _flat(self) -> ContextResponse:
         cfg = self.config
         keys = [_SLOT_OF[FLAT_SECTION]]
-        template, budget = self._template(keys)
+        template, budget = self._template(keys, with_stage=cfg.flat_stage_provenance)
         section_budget = self._section_budget(budget.content_budget)
         header_tokens = max(
             self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"),
@@ -1294,6 +1366,7 @@ class _Run:
             self._memory_item(h, {"rank": n + 1}, cfg.flat_stage_provenance, None)
             for n, h in enumerate(hits)
         ]
+        self._retime(items)
         packed = pack_to_budget([(i, i.tokens) for i in items], room)
         text = (
             "\n".join([_FLAT_HEADER, render_records_block([i.block for i in packed.kept])])
@@ -1330,9 +1403,10 @@ class _Run:
 
     # ------------------------------------------------------------------ prompt
 
-    def _template(self, context_keys: list[str]) -> tuple[str, Any]:
+    def _template(self, context_keys: list[str], with_stage: bool = True) -> tuple[str, Any]:
         leading = [s.key for s in self.caller_slots]
-        template = build_template(leading, context_keys, QUERY_SLOT, "Query", DATA_NOTICE)
+        notice = data_notice(with_stage)
+        template = build_template(leading, context_keys, QUERY_SLOT, "Query", notice)
         budget = prompt_budget(
             template,
             [*leading, *context_keys, QUERY_SLOT],
@@ -1417,6 +1491,9 @@ class _Run:
             phase_reports[section]["included"] = len(present)
         for slot in self.caller_slots:
             tokens[slot.key] = result.slot(slot.key).final_tokens
+        if FLAT_SECTION not in slot_of:  # a section left out of the prompt has no tokens
+            for section in SECTION_KEYS:
+                tokens.setdefault(section, 0)
         tokens["query"] = result.slot(QUERY_SLOT).final_tokens
         tokens["prompt"] = result.prompt_tokens
         self.report.update(

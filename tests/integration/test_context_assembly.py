@@ -144,7 +144,11 @@ def test_sections_budget_and_report(client, conv):
     assert set(sections) >= {"current_stage", "related_prior", "stage_summaries"}
     assert sections["current_stage"].startswith("## Current stage: orion")
     assert sections["related_prior"].startswith("## Related prior context")
-    assert sections["stage_summaries"].startswith("## Stage summaries")
+    # Phase 2 covers both other stages: no summary is selected, and the section is left out
+    # (its header and "nothing here" note would be tokens taken from memories)
+    assert sections["stage_summaries"] == "" and "## Stage summaries" not in prompt
+    assert report["phases"]["stage_summaries"]["section"].startswith("left out")
+    assert report["tokens"]["stage_summaries"] == 0
     for part in ("## Current stage: orion", "## Related prior context", "## Query"):
         assert part in prompt
     assert prompt.rstrip().endswith("How is the Orion migration going?")
@@ -157,12 +161,7 @@ def test_sections_budget_and_report(client, conv):
     for phase in ("current_stage", "related_prior", "stage_summaries"):
         assert {"selected", "dropped", "included"} <= set(report["phases"][phase])
     assert report["phases"]["current_stage"]["selection"] == "mmr"
-    assert {s["key"] for s in report["slots"]} == {
-        "CURRENT_STAGE",
-        "RELATED_PRIOR",
-        "STAGE_SUMMARIES",
-        "QUERY",
-    }
+    assert {s["key"] for s in report["slots"]} == {"CURRENT_STAGE", "RELATED_PRIOR", "QUERY"}
     assert set(report["retention"]) == {s["key"] for s in report["slots"]}
     assert "condensers" in report and report["warning"] is None
     assert report["timings_ms"]["total"] > 0
@@ -224,9 +223,10 @@ def test_the_ppr_weight_follows_the_current_stages_confidence(engine, conv):
     p2 = named.report["phases"]["related_prior"]
     assert p2["ppr"] is True and p2["ppr_weight"] == full and p2["ppr_runs"] >= 1
 
+    ungated = Assembler(engine, config=AssemblyConfig(flat_below_confidence=None))
     confidences = []
     for query in ("Lisbon", "When is the Orion cutover planned?", "tomato plants"):
-        report = Assembler(engine).assemble(conv, ContextRequest(query, 3000)).report
+        report = ungated.assemble(conv, ContextRequest(query, 3000)).report
         confidence = report["stage"]["confidence"]
         confidences.append(confidence)
         p2 = report["phases"]["related_prior"]
@@ -236,9 +236,48 @@ def test_the_ppr_weight_follows_the_current_stages_confidence(engine, conv):
             assert "ppr_runs" not in p2
     assert 0 in confidences and any(0 < c < 1 for c in confidences)  # both cases were seen
     # switched off, an inferred stage walks with the full weight
-    fixed = Assembler(engine, config=AssemblyConfig(related_ppr_by_confidence=False))
+    fixed = Assembler(
+        engine, config=AssemblyConfig(related_ppr_by_confidence=False, flat_below_confidence=None)
+    )
     p2 = fixed.assemble(conv, ContextRequest("Lisbon", 3000)).report["phases"]["related_prior"]
     assert p2["ppr_weight"] == full
+
+
+def test_an_inferred_stage_without_confidence_gives_a_flat_context(engine, conv):
+    """The confidence gate: when no stage stands out from the query (confidence at or below
+    flat_below_confidence), the context is flat whole-space recall and the report says why;
+    a confident inference, or a stage the caller names, stays staged."""
+    from pipelines.assemble.config import AssemblyConfig
+    from pipelines.assemble.service import Assembler, ContextRequest
+
+    gated = Assembler(engine)
+    ungated = Assembler(engine, config=AssemblyConfig(flat_below_confidence=None))
+    # the query with no clear stage (found ungated: staged, at confidence 0)
+    probes = {
+        q: ungated.assemble(conv, ContextRequest(q, 3000)).report
+        for q in ("Lisbon", "When is the Orion cutover planned?", "tomato plants")
+    }
+    unsure = [q for q, r in probes.items() if r["stage"]["confidence"] == 0]
+    assert unsure, {q: r["stage"]["confidence"] for q, r in probes.items()}
+    probe = probes[unsure[0]]
+    assert probe["mode"] == "staged" and probe["stage"]["used"] is True
+    report = gated.assemble(conv, ContextRequest(unsure[0], 3000))
+    assert report.report["mode"] == "flat"
+    assert "not confident" in report.report["mode_reason"]
+    assert "flat_below_confidence" in report.report["mode_reason"]
+    assert report.report["stage"]["used"] is False
+    assert report.report["stage"]["id"] == probe["stage"]["id"]
+    assert "## Recalled memories" in report.prompt and "## Current stage" not in report.prompt
+    assert not any(ids for key, ids in report.included_ids.items() if key != "recalled")
+    assert report.included_ids["recalled"]
+    # a confident inference stays staged
+    confident = [q for q, r in probes.items() if r["stage"]["confidence"] > 0]
+    assert confident, {q: r["stage"]["confidence"] for q, r in probes.items()}
+    sure = gated.assemble(conv, ContextRequest(confident[0], 3000)).report
+    assert sure["mode"] == "staged" and sure["stage"]["used"] is True
+    # a stage the caller names is always used, whatever the query
+    named = gated.assemble(conv, ContextRequest(unsure[0], 3000, stage="orion")).report
+    assert named["mode"] == "staged" and named["stage"]["used"] is True
 
 
 def test_stage_inferred_from_the_query_or_taken_from_the_session(client, conv):
@@ -269,6 +308,9 @@ def test_stage_summaries_for_uncovered_stages(engine, conv):
     # trip and garden are both three days away: the earlier one first
     assert p3["included_stages"] == ["label:trip", "label:garden"]
     assert '<summary stage="trip"' in result.sections["stage_summaries"]
+    assert result.sections["stage_summaries"].startswith("## Stage summaries")
+    assert "STAGE_SUMMARIES" in {s["key"] for s in result.report["slots"]}
+    assert "section" not in p3  # not left out
     assert result.included_ids["stage_summaries"] == []
     # with Phase 2 on, summaries are only for stages it did not cover
     result = Assembler(engine).assemble(conv, ContextRequest(request.query, 8000, stage="orion"))
@@ -455,6 +497,57 @@ def test_density_gate_falls_back_to_flat_on_a_tiny_space(client):
         assert forced["report"]["mode_reason"] == "flat recall requested (flat=true)"
     finally:
         client.delete(f"/v1/spaces/{space}")
+
+
+def _ingest_stamped_once(client, space: str) -> None:
+    """CONVERSATION with every turn at its session's start, as LoCoMo stamps sessions."""
+    for sid, stage, day, turns in CONVERSATION:
+        start = T0 + timedelta(days=day)
+        r = client.post(
+            f"/v1/spaces/{space}/sessions",
+            json={
+                "session_id": sid,
+                "stage": stage,
+                "started_at": start.isoformat(),
+                "turns": [
+                    {"role": role, "speaker": who, "content": text, "time": start.isoformat()}
+                    for role, who, text in turns
+                ],
+            },
+        )
+        assert r.status_code == 201, r.text
+
+
+_DATE_HEAD = re.compile(r"\[\d{4}-\d\d-\d\d[]| ]")
+_MINUTE_HEAD = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d[]| ]")
+
+
+def _heads(client, space: str, **body) -> list[str]:
+    body = _context(client, space, query="Lisbon trip", context_window=3000, **body)
+    heads = [r.head for r in parse_records(body["prompt"])]
+    assert heads, body["prompt"]
+    return heads
+
+
+def test_records_show_the_time_of_day_only_where_it_orders_a_days_records(client, conv):
+    """record_time_precision "auto": sessions stamped once show dates; a day whose records
+    differ in time shows minutes; "minute" always shows them."""
+    once = _new_space(client, {"assembly": DENSE_ENOUGH})
+    always = _new_space(client, {"assembly": {**DENSE_ENOUGH, "record_time_precision": "minute"}})
+    try:
+        _ingest_stamped_once(client, once)
+        _ingest_stamped_once(client, always)
+        for flat in (True, False):
+            heads = _heads(client, once, stage="trip", flat=flat)
+            assert all(_DATE_HEAD.match(h) and not _MINUTE_HEAD.match(h) for h in heads), heads
+            heads = _heads(client, always, stage="trip", flat=flat)
+            assert all(_MINUTE_HEAD.match(h) for h in heads), heads
+        # the module's conversation has one turn a minute: minutes order each day's records
+        heads = _heads(client, conv, flat=True)
+        assert all(_MINUTE_HEAD.match(h) for h in heads), heads
+    finally:
+        client.delete(f"/v1/spaces/{once}")
+        client.delete(f"/v1/spaces/{always}")
 
 
 def test_as_of_excludes_later_memories_and_superseded_ones(client, engine, conv):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -14,9 +14,11 @@ from pipelines.assemble.decomposer import Slot, decompose
 from pipelines.assemble.plan import (
     StageSpan,
     build_template,
+    dates_needing_minutes,
     order_stages_by_distance,
     plan_phase_counts,
     prompt_budget,
+    record_time,
     render_schema,
     seed_groups,
     short_time,
@@ -195,6 +197,27 @@ def test_short_time() -> None:
     assert short_time(None) is None
     assert short_time(datetime(2025, 3, 1, 10, 5, 33, tzinfo=UTC)) == "2025-03-01 10:05"
     assert short_time(datetime(2025, 3, 1, 10, 5)) == "2025-03-01 10:05"
+
+
+def test_minutes_are_shown_only_on_dates_whose_records_differ_in_them() -> None:
+    session = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a session stamped once
+    chat = [datetime(2023, 6, 1, 9, 0, tzinfo=UTC), datetime(2023, 6, 1, 17, 30, tzinfo=UTC)]
+    lone = datetime(2023, 7, 2, 8, 15, tzinfo=UTC)
+    seconds_apart = datetime(2023, 5, 8, 13, 56, 40, tzinfo=UTC)  # same minute as `session`
+    cest = timezone(timedelta(hours=2))
+    late = datetime(2023, 7, 3, 1, 0, tzinfo=cest)  # 2023-07-02 23:00 UTC: the lone day's
+    needed = dates_needing_minutes([session, seconds_apart, *chat, lone, None, late])
+    assert needed == {date(2023, 6, 1), date(2023, 7, 2)}
+
+    assert record_time(session, "auto", needed) == "2023-05-08"
+    assert record_time(chat[0], "auto", needed) == "2023-06-01 09:00"
+    assert record_time(late, "auto", needed) == "2023-07-02 23:00"  # UTC, like short_time
+    assert record_time(lone, "minute") == "2023-07-02 08:15"
+    assert record_time(chat[1], "date", needed) == "2023-06-01"
+    assert record_time(None, "auto", needed) is None
+    assert dates_needing_minutes([]) == frozenset()
+    with pytest.raises(ValueError, match="precision"):
+        record_time(lone, "second")
 
 
 def test_seed_groups_group_equal_weights_heaviest_first() -> None:
