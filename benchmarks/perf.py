@@ -220,7 +220,8 @@ class _Recall:
             timings = dict(getattr(resp, "timings_ms", None) or {})
         return ms, {k: float(v) for k, v in timings.items() if isinstance(v, int | float)}
 
-    def context(self, space: str, query: str) -> float | None:
+    def context(self, space: str, query: str) -> tuple[float, str | None] | None:
+        """Milliseconds of one ``/context`` call and the mode the assembler chose."""
         if self.context_via == "http":
             t0 = time.perf_counter()
             r = self.client.post(  # type: ignore[union-attr]
@@ -230,13 +231,14 @@ class _Recall:
             ms = (time.perf_counter() - t0) * 1000
             if r.status_code != 200:
                 raise RuntimeError(f"context returned {r.status_code}: {r.text[:300]}")
-            return ms
+            return ms, (r.json().get("report") or {}).get("mode")
         if self.context_via == "service":
             from benchmarks.sut import ContextInput
 
             t0 = time.perf_counter()
-            self._assembler.assemble(space, ContextInput(query, None, self.context_window))  # type: ignore[union-attr]
-            return (time.perf_counter() - t0) * 1000
+            got = self._assembler.assemble(space, ContextInput(query, None, self.context_window))  # type: ignore[union-attr]
+            ms = (time.perf_counter() - t0) * 1000
+            return ms, (getattr(got, "report", None) or {}).get("mode")
         return None
 
 
@@ -253,6 +255,7 @@ def measure_latency(
     bare_ms: list[float] = []
     bare_emb_ms: list[float] = []
     context_ms: list[float] = []
+    context_modes: dict[str, int] = {}
     stage_ms: dict[str, list[float]] = {}
     for _ in range(repeats):
         for q in queries:
@@ -269,7 +272,9 @@ def measure_latency(
             bare_emb_ms.append((time.perf_counter() - t0) * 1000)
             c = caller.context(space, q)
             if c is not None:
-                context_ms.append(c)
+                context_ms.append(c[0])
+                mode = str(c[1] or "unknown")
+                context_modes[mode] = context_modes.get(mode, 0) + 1
     out: dict[str, Any] = {
         "recall": M.latency_summary(recall_ms),
         "vector_bare": M.latency_summary(bare_ms),
@@ -280,6 +285,7 @@ def measure_latency(
     }
     if context_ms:
         out["context"] = M.latency_summary(context_ms)
+        out["context_modes"] = dict(sorted(context_modes.items()))
     r50, b50, e50 = (
         out["recall"]["p50_ms"],
         out["vector_bare"]["p50_ms"],
@@ -473,6 +479,16 @@ def perf_markdown(result: dict[str, Any], images: list[Path], heading: bool = Tr
             table,
         )
         lines.append("")
+        modes = [(r["memories"], r.get("context_modes")) for r in rows if r.get("context_modes")]
+        if modes:
+            lines += [
+                "Context modes (calls per mode the assembler chose): "
+                + "; ".join(
+                    f"{n} memories: " + ", ".join(f"{k} {v}" for k, v in m.items())
+                    for n, m in modes
+                ),
+                "",
+            ]
         stages = rows[-1].get("recall_stage_mean_ms") or {}
         if stages:
             lines += [

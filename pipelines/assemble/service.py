@@ -13,6 +13,9 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    (:func:`~pipelines.assemble.plan.stage_confidence`): the current stage's budget share is
    scaled by that confidence and the rest goes to related context, so a coin-flip inference
    does not spend most of the budget on the wrong stage.  A named stage gets its full share.
+   **Confidence gate**: an inferred stage at confidence ``<= flat_below_confidence`` (default
+   0: no stage stands out) is not used at all; the context is assembled flat and
+   ``report.mode_reason`` says why.
 3. **Density gate** (:func:`~pipelines.assemble.stage_inference.density_gate`): small or sparse
    corpora get flat recall (said so in ``report.mode_reason``); ``flat=True`` forces it.
 4. **Phase 1**: recall restricted to the stage, oversampled (``oversample`` x the items the
@@ -33,7 +36,9 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
 7. **Plan and render**: each phase takes at least its minimum count, then what fits its share
    of the budget (60/30/10 by default), then whatever is left, most important phase first
    (:func:`~pipelines.assemble.plan.plan_phase_counts`).  Items are escaped, delimited data
-   blocks with provenance (:mod:`pipelines.assemble.blocks`).
+   blocks with provenance (:mod:`pipelines.assemble.blocks`); a record's time shows the time
+   of day only where the candidates of that date differ in it (``record_time_precision``).
+   A summaries section with no summary selected is left out of the prompt.
 8. **Decompose**: the caller's template slots, the three sections and the query go through
    :func:`~pipelines.assemble.decomposer.decompose` (priorities, condensers, safety loop,
    truncation banner naming every slot kept below 90 %).

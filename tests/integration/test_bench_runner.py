@@ -175,5 +175,8 @@ def test_perf_small(engine, tmp_path):
         assert r["recall"]["n"] == 4 and r["recall"]["p50_ms"] > 0
         assert r["vector_bare"]["p50_ms"] > 0
         assert r["rss_peak_mb"]["api_process"] > 0
+        # every /context call is counted under the mode the assembler chose
+        assert r["context"]["n"] == 4 and sum(r["context_modes"].values()) == 4
+        assert set(r["context_modes"]) <= {"staged", "flat"}
     with pytest.raises(NotFound):
         spaces.get(engine.store, info["space"])

@@ -97,6 +97,8 @@ def test_perf_report_files(tmp_path):
             "ratio_recall_to_vector_with_embedding_p50": 1.25,
             "ingest": {"turns_per_s": 100.0},
             "rss_peak_mb": {"api_process": 900.0, "neo4j": 1500.0},
+            "context": lat,
+            "context_modes": {"flat": 2, "staged": 3},
         }
         for n in (1000, 10000)
     ]
@@ -112,3 +114,4 @@ def test_perf_report_files(tmp_path):
     assert (tmp_path / "unit-perf-latency.png").exists()
     md = files["markdown"].read_text()
     assert "| 10000 | 10.0 / 30.0 |" in md
+    assert "chose): 1000 memories: flat 2, staged 3; 10000 memories: flat 2, staged 3" in md
