@@ -89,7 +89,11 @@ def _new_space(client, settings: dict | None = None) -> str:
     return space
 
 
-def _ingest(client, space: str, sessions=CONVERSATION, day_offset: int = 0) -> None:
+def _ingest(
+    client, space: str, sessions=CONVERSATION, day_offset: int = 0, minute_apart: bool = True
+) -> None:
+    """Each session on its day; its turns one minute apart, or (``minute_apart=False``) all
+    at the session's start, as LoCoMo stamps its sessions."""
     for sid, stage, day, turns in sessions:
         start = T0 + timedelta(days=day + day_offset)
         r = client.post(
@@ -103,7 +107,7 @@ def _ingest(client, space: str, sessions=CONVERSATION, day_offset: int = 0) -> N
                         "role": role,
                         "speaker": speaker,
                         "content": text,
-                        "time": (start + timedelta(minutes=i)).isoformat(),
+                        "time": (start + timedelta(minutes=i if minute_apart else 0)).isoformat(),
                     }
                     for i, (role, speaker, text) in enumerate(turns)
                 ],
@@ -499,25 +503,6 @@ def test_density_gate_falls_back_to_flat_on_a_tiny_space(client):
         client.delete(f"/v1/spaces/{space}")
 
 
-def _ingest_stamped_once(client, space: str) -> None:
-    """CONVERSATION with every turn at its session's start, as LoCoMo stamps sessions."""
-    for sid, stage, day, turns in CONVERSATION:
-        start = T0 + timedelta(days=day)
-        r = client.post(
-            f"/v1/spaces/{space}/sessions",
-            json={
-                "session_id": sid,
-                "stage": stage,
-                "started_at": start.isoformat(),
-                "turns": [
-                    {"role": role, "speaker": who, "content": text, "time": start.isoformat()}
-                    for role, who, text in turns
-                ],
-            },
-        )
-        assert r.status_code == 201, r.text
-
-
 _DATE_HEAD = re.compile(r"\[\d{4}-\d\d-\d\d[]| ]")
 _MINUTE_HEAD = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d[]| ]")
 
@@ -535,8 +520,8 @@ def test_records_show_the_time_of_day_only_where_it_orders_a_days_records(client
     once = _new_space(client, {"assembly": DENSE_ENOUGH})
     always = _new_space(client, {"assembly": {**DENSE_ENOUGH, "record_time_precision": "minute"}})
     try:
-        _ingest_stamped_once(client, once)
-        _ingest_stamped_once(client, always)
+        _ingest(client, once, minute_apart=False)
+        _ingest(client, always, minute_apart=False)
         for flat in (True, False):
             heads = _heads(client, once, stage="trip", flat=flat)
             assert all(_DATE_HEAD.match(h) and not _MINUTE_HEAD.match(h) for h in heads), heads
