@@ -625,13 +625,9 @@ class _Run:
         if mode == "flat":
             response = self._flat()
             if current is not None:
-                self.report["stage"] = {
-                    "id": current.id,
-                    "name": current.name,
-                    "how": how,
-                    "used": False,
-                    "reasoning": "flat mode: the stage is not used",
-                }
+                self._report_stage(
+                    current, str(how), False, reasoning="flat mode: the stage is not used"
+                )
             return response
         return self._staged(current, how)
 
@@ -721,13 +717,8 @@ class _Run:
         stage_report["confidence"] = round(confidence, 4)
         shares = split_budget(section_budget, split)
         minimums = (self._minimum(shares[0]), self._minimum(shares[1]), 0)
-        self.report["stage"] = {
-            "id": current.id if current else None,
-            "name": current.name if current else None,
-            "how": how or ("inferred" if current else "none"),
-            "used": current is not None,
-            **stage_report,
-        }
+        how = how or ("inferred" if current else "none")
+        self._report_stage(current, how, current is not None, **stage_report)
 
         summaries_ahead = None
         if "summaries" not in self.request.ablate:
@@ -861,15 +852,19 @@ class _Run:
             f"stage inference not confident: {name or 'no stage'} at confidence "
             f"{confidence:.3f} <= flat_below_confidence {gate:g}; flat recall over the space"
         )
-        self.report["stage"] = {
-            "id": inferred.id if inferred else None,
-            "name": name,
-            "how": "inferred" if inferred else "none",
-            "used": False,
-            **stage_report,
-            "confidence": round(confidence, 4),
-        }
+        how = "inferred" if inferred else "none"
+        self._report_stage(inferred, how, False, **stage_report, confidence=round(confidence, 4))
         return self._flat()
+
+    def _report_stage(self, stage: _Stage | None, how: str, used: bool, **details: Any) -> None:
+        """``report.stage``: which stage, how it was found, whether the context used it, why."""
+        self.report["stage"] = {
+            "id": stage.id if stage else None,
+            "name": stage.name if stage else None,
+            "how": how,
+            "used": used,
+            **details,
+        }
 
     def _phase_counts(
         self, items: Sequence[_Item], count: int, minimum: int, share: int
@@ -1063,7 +1058,6 @@ class _Run:
             stage_id=hit.stage_id,
             score=round(float(hit.score), 6),
             detail=detail,
-            record=record,
             moment=moment,
         )
         self._render(item, record)
