@@ -470,12 +470,14 @@ def _condense_records(
     text: str, records: Sequence[ParsedRecord], budget: int, estimator: TokenEstimator
 ) -> str:
     """:func:`condense_memory_blocks` for ``<memories>`` blocks of one-line records: every
-    kept record keeps its head (provenance); contents shrink first, trailing records go only
-    when even their heads do not fit, and the note saying so follows the block."""
+    kept record keeps its lead and group line (provenance); contents shrink first, trailing
+    records go only when even their leads do not fit (with them, a group line no kept record
+    sits under: it is in the gap before its first record), and the note saying so follows
+    the block."""
     prefix, suffix = text[: records[0].start], text[records[-1].end :]
     gaps = [text[a.end : b.start] for a, b in itertools.pairwise(records)] + [""]
     frame_cost = [
-        estimator.count(r.head) + estimator.count(gap) for r, gap in zip(records, gaps, strict=True)
+        estimator.count(r.lead) + estimator.count(gap) for r, gap in zip(records, gaps, strict=True)
     ]
 
     def note(kept: int) -> str:
@@ -484,7 +486,7 @@ def _condense_records(
     def assemble(kept: int, contents: Sequence[str]) -> str:
         parts = [prefix]
         for i in range(kept):
-            parts.append(records[i].head + contents[i])
+            parts.append(records[i].lead + contents[i])
             if i < kept - 1:
                 parts.append(gaps[i])
         parts.append(suffix)

@@ -147,11 +147,11 @@ class AssemblyConfig(BaseModel):
 
     flat_stage_provenance: bool = Field(
         default=False,
-        description="Whether flat mode's memory records name their stage ([when | stage] who:). "
+        description="Whether flat mode's memory records name their stage ([when | stage] lines). "
         "Flat mode is chosen when stages carry no scoping signal (density gate), and time-gap "
         "stages are named by their start time, which the record's time already shows: the "
-        "label would cost about 6 tokens per memory for nothing. Staged mode always names the "
-        "stage (in the section header for the current stage, per record elsewhere).",
+        "label would cost about 6 tokens per group of memories for nothing. Staged mode always "
+        "names the stage (in the section header for the current stage, per group elsewhere).",
     )
 
     record_time_precision: Literal["auto", "minute", "date"] = Field(

@@ -7,6 +7,8 @@ isolation:
 * :func:`build_template` / :func:`prompt_budget` -- the prompt template (caller slots, the
   context sections, the query) and the budget quantities the decomposer will use for it, known
   *before* the sections are filled (so phases can be sized to them);
+* :func:`grouped_costs` -- what each item of a ranked list adds to its section when items
+  share group lines (a record's ``[when | stage]`` is paid by the first record under it);
 * :func:`plan_phase_counts` -- how many ranked items of each phase go into the context: at least
   a minimum count per phase (selection by count, never shrunk by item size), then as many more as
   fit the phase's share of the budget, then budget nobody used flows to the phases in order of
@@ -28,7 +30,7 @@ isolation:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -48,6 +50,7 @@ __all__ = [
     "build_template",
     "confident_split",
     "dates_needing_minutes",
+    "grouped_costs",
     "order_stages_by_distance",
     "plan_phase_counts",
     "prompt_budget",
@@ -116,6 +119,20 @@ def prompt_budget(
 
 
 # ------------------------------------------------------------------------------ phase plan
+
+
+def grouped_costs(items: Sequence[tuple[Hashable | None, int, int]]) -> list[int]:
+    """Each item's marginal tokens in a ranked list of ``(group, tokens, group_tokens)``: its
+    own tokens, plus its group's line when it is the first item of that group (``None``: no
+    group line).  Exact for every prefix of the list, which is all :func:`plan_phase_counts`
+    ever takes, since a section renders one line per group of the items it holds."""
+    seen: set[Hashable] = set()
+    costs = []
+    for group, tokens, group_tokens in items:
+        first = group is not None and group not in seen
+        seen.add(group)
+        costs.append(tokens + (group_tokens if first else 0))
+    return costs
 
 
 @dataclass(frozen=True, slots=True)

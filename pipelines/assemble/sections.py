@@ -7,10 +7,10 @@ The stage-aware assembler composes its context as three labelled sections:
   through shared entities;
 * ``## Stage summaries`` -- Phase 3, summaries of stages not covered above.
 
-Each section is its header line, the data notice, then its items in rank order
-(:mod:`pipelines.assemble.blocks`): memories as one-line records (``[when | stage]
-who: what``) inside one ``<memories>`` data block, stage summaries as one
-delimited block each.  An empty section still
+Each section is its header line, the data notice, then its items
+(:mod:`pipelines.assemble.blocks`): memories as one-line records (``who: what``) under
+the ``[when | stage]`` line they share, inside one ``<memories>`` data block, stage
+summaries as one delimited block each.  An empty section still
 says so explicitly: "nothing recalled for the current stage" is a signal the
 reader can use (e.g. to abstain), unlike a silently missing section.  Section
 text is what the ``memory_blocks`` condenser shortens without breaking blocks.
@@ -24,7 +24,7 @@ assembly (condensing, never silently dropping).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
@@ -33,7 +33,8 @@ from pipelines.assemble.blocks import (
     DATA_NOTICE,
     MemoryRecord,
     StageSummaryRecord,
-    render_memory_line,
+    group_records,
+    record_group,
     render_records_block,
     render_summary_block,
 )
@@ -97,7 +98,9 @@ def render_memory_section(
     notice: str | None = DATA_NOTICE,
     header: str | None = None,
 ) -> str:
-    """One section of memory records in a ``<memories>`` block (rank order preserved).
+    """One section of memory records in a ``<memories>`` block: records that share a
+    ``[when | stage]`` together under it, groups in the order of their best-ranked record,
+    rank order inside a group (:func:`~pipelines.assemble.blocks.group_records`).
 
     ``notice`` (default :data:`~pipelines.assemble.blocks.DATA_NOTICE`) follows the header;
     ``None`` leaves it out (when the prompt states it once for all sections).  ``header``
@@ -107,8 +110,8 @@ def render_memory_section(
     if kind is SectionKind.STAGE_SUMMARIES:
         raise ValueError("use render_summary_section for stage summaries")
     _check_header(header)
-    lines = [render_memory_line(m) for m in memories]
-    return _render_section(kind, [render_records_block(lines)] if lines else [], notice, header)
+    grouped = group_records(memories, record_group)
+    return _render_section(kind, [render_records_block(grouped)] if grouped else [], notice, header)
 
 
 def render_summary_section(
@@ -206,22 +209,34 @@ class PackResult(Generic[T]):
     used_tokens: int
 
 
-def pack_to_budget(items_with_tokens: Sequence[tuple[T, int]], budget: int) -> PackResult[T]:
+def pack_to_budget(
+    items_with_tokens: Sequence[tuple[T, int]],
+    budget: int,
+    groups: Sequence[tuple[Hashable, int]] | None = None,
+) -> PackResult[T]:
     """Greedy first-fit in rank order: keep an item if its tokens still fit.
 
     Items that do not fit are skipped, not ending the scan, so a smaller
-    lower-ranked item can still use the room.  ``used_tokens <= max(budget, 0)``.
-    Raises ``ValueError`` for negative token counts.
+    lower-ranked item can still use the room.  ``groups`` (one ``(key, tokens)`` per item)
+    charges a group's tokens (a shared ``[when | stage]`` line) once, with the first item of
+    the group that is kept.  ``used_tokens <= max(budget, 0)``.  Raises ``ValueError`` for
+    negative token counts or a ``groups`` of another length.
     """
+    if groups is not None and len(groups) != len(items_with_tokens):
+        raise ValueError("groups must give one (key, tokens) per item")
     kept: list[T] = []
     dropped: list[T] = []
+    opened: set[Hashable] = set()
     used = 0
-    for item, tokens in items_with_tokens:
-        if tokens < 0:
+    for n, (item, tokens) in enumerate(items_with_tokens):
+        key, group_tokens = groups[n] if groups is not None else (None, 0)
+        if tokens < 0 or group_tokens < 0:
             raise ValueError("token counts must be non-negative")
-        if used + tokens <= budget:
+        cost = tokens + (group_tokens if groups is not None and key not in opened else 0)
+        if used + cost <= budget:
             kept.append(item)
-            used += tokens
+            used += cost
+            opened.add(key)
         else:
             dropped.append(item)
     return PackResult(kept=tuple(kept), dropped=tuple(dropped), used_tokens=used)

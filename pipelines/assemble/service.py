@@ -38,6 +38,9 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    (:func:`~pipelines.assemble.plan.plan_phase_counts`).  Items are escaped, delimited data
    blocks with provenance (:mod:`pipelines.assemble.blocks`); a record's time shows the time
    of day only where the candidates of that date differ in it (``record_time_precision``).
+   A section's records that share ``[when | stage]`` sit together under one such line, so
+   the plan charges that line to the first record of each group
+   (:func:`~pipelines.assemble.plan.grouped_costs`; flat mode's first-fit packing likewise).
    A summaries section with no summary selected is left out of the prompt.
 8. **Decompose**: the caller's template slots, the three sections and the query go through
    :func:`~pipelines.assemble.decomposer.decompose` (priorities, condensers, safety loop,
@@ -71,11 +74,14 @@ from pydantic import ValidationError
 
 from pipelines import spaces
 from pipelines.assemble.blocks import (
+    RECORDS_TAG,
     MemoryRecord,
     StageSummaryRecord,
     data_notice,
+    group_records,
     parse_blocks,
     parse_records,
+    record_group,
     record_head,
     render_memory_line,
     render_records_block,
@@ -90,6 +96,7 @@ from pipelines.assemble.plan import (
     build_template,
     confident_split,
     dates_needing_minutes,
+    grouped_costs,
     order_stages_by_distance,
     plan_phase_counts,
     prompt_budget,
@@ -203,6 +210,26 @@ class ContextResponse:
 # ----------------------------------------------------------------------------- internals
 
 
+def _costs(items: Sequence[_Item]) -> list[int]:
+    """What each item of a ranked phase list adds to its section (its record line, and its
+    group line if it is the group's first record)."""
+    return grouped_costs([(i.group, i.tokens, i.group_tokens) for i in items])
+
+
+def _grouped(items: Sequence[_Item]) -> list[_Item]:
+    """A section's items in display order: each ``[when | stage]`` group together, groups in
+    the order of their best-ranked item, rank order inside a group (summaries keep theirs)."""
+    if not any(i.group is not None for i in items):
+        return list(items)
+    return group_records(items, lambda i: i.group or "")
+
+
+def _record_of(item: _Item) -> MemoryRecord:
+    if item.record is None:
+        raise AssertionError(f"item {item.id!r} is not a memory record")
+    return item.record
+
+
 def _surviving(items: Sequence[_Item], openings: Sequence[str]) -> list[_Item]:
     """The items whose blocks (or records) are still in a section after condensing.
 
@@ -229,7 +256,12 @@ class _Item:
     score: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     head: str | None = None
-    """A memory record's head (``[when | stage] who: ``); ``None`` for summary blocks."""
+    """A memory record's full head (``[when | stage] who: ``); ``None`` for summary blocks."""
+    group: str | None = None
+    """A memory record's group line (``[when | stage]``), shared by the section's records
+    with the same one; ``None`` for summary blocks."""
+    group_tokens: int = 0
+    """Tokens of :attr:`group` and its line break, paid once per group in a section."""
     record: MemoryRecord | None = None
     moment: datetime | None = None
     """A memory's time (UTC), from which :meth:`_Run._retime` sets the record's precision."""
@@ -726,7 +758,7 @@ class _Run:
         phase1 = self._phase1(current, shares[0])
         self.clock.lap("phase1")
         seed_count = plan_phase_counts(
-            [[i.tokens for i in phase1], [], []], shares[0], (1.0, 0.0, 0.0), (minimums[0], 0, 0)
+            [_costs(phase1), [], []], shares[0], (1.0, 0.0, 0.0), (minimums[0], 0, 0)
         ).counts[0]
         seeds = phase1[:seed_count]
 
@@ -764,7 +796,7 @@ class _Run:
             self.est.count(self._section_text(kind, [], label if n == 0 else None)) + 1
             for n, kind in enumerate(_KINDS)
         ]
-        tokens = [[i.tokens for i in items] for items in phases]
+        tokens = [_costs(items) for items in phases]
         plan = plan_phase_counts(tokens, max(0, section_budget - sum(frames)), split, minimums)
         if plan.counts[2] == 0:
             # No summary goes in: the section is left out, and its header and note are room
@@ -774,7 +806,7 @@ class _Run:
             )
             plan = roomier if roomier.counts[2] == 0 else plan
         with_summaries = plan.counts[2] > 0
-        chosen = [items[:n] for items, n in zip(phases, plan.counts, strict=True)]
+        chosen = [_grouped(items[:n]) for items, n in zip(phases, plan.counts, strict=True)]
         sections = ContextSections(
             self._section_text(SectionKind.CURRENT_STAGE, chosen[0], label),
             self._section_text(SectionKind.RELATED_PRIOR, chosen[1], None),
@@ -1067,7 +1099,9 @@ class _Run:
         item.record = record
         item.block = render_memory_line(record)
         item.head = record_head(record)
+        item.group = record_group(record)
         item.tokens = self.est.count(item.block) + 1  # + the line break between records
+        item.group_tokens = self.est.count(item.group) + 1
 
     def _retime(self, *phases: Sequence[_Item]) -> None:
         """Every memory record's time at ``record_time_precision`` (``auto``: the time of day
@@ -1336,7 +1370,7 @@ class _Run:
         section_budget = self._section_budget(budget.content_budget)
         header_tokens = max(
             self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"),
-            self.est.count(f"{_FLAT_HEADER}\n{render_records_block([''])}"),
+            self.est.count(f"{_FLAT_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>"),
         )
         room = max(0, section_budget - header_tokens)
         max_k = self.recaller.config.max_k
@@ -1366,10 +1400,13 @@ class _Run:
             for n, h in enumerate(hits)
         ]
         self._retime(items)
-        packed = pack_to_budget([(i, i.tokens) for i in items], room)
+        packed = pack_to_budget(
+            [(i, i.tokens) for i in items], room, [(i.group, i.group_tokens) for i in items]
+        )
+        kept = _grouped(packed.kept)
         text = (
-            "\n".join([_FLAT_HEADER, render_records_block([i.block for i in packed.kept])])
-            if packed.kept
+            "\n".join([_FLAT_HEADER, render_records_block([_record_of(i) for i in kept])])
+            if kept
             else f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
         )
         slot = Slot(keys[0], text, cfg.section_priorities[0], "memory_blocks")
@@ -1395,7 +1432,7 @@ class _Run:
         return self._respond(
             result,
             {FLAT_SECTION: keys[0]},
-            {FLAT_SECTION: list(packed.kept)},
+            {FLAT_SECTION: kept},
             phase_reports,
             budget_report=self._budget_report(budget, section_budget),
         )
@@ -1459,7 +1496,7 @@ class _Run:
         head = text.split("\n", 1)[0]
         if kind is SectionKind.STAGE_SUMMARIES:
             return "\n".join([head, BLOCK_SEPARATOR.join(i.block for i in items)])
-        return "\n".join([head, render_records_block([i.block for i in items])])
+        return "\n".join([head, render_records_block([_record_of(i) for i in _grouped(items)])])
 
     def _respond(
         self,

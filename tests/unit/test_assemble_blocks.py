@@ -11,10 +11,13 @@ from pipelines.assemble.blocks import (
     StageSummaryRecord,
     escape_content,
     escape_record_content,
+    group_records,
     normalize_newlines,
     parse_blocks,
     parse_records,
+    record_group,
     record_head,
+    record_lead,
     render_block,
     render_memory_block,
     render_memory_line,
@@ -93,42 +96,86 @@ def test_section_records_stay_separate_whatever_the_content(contents: list[str])
     assert [unescape_record_content(r.content) for r in records] == [
         normalize_newlines(c) for c in contents
     ]
-    # Only the records' own first lines start a line with "[": stored text cannot start one.
-    starts = [line for line in section.splitlines() if line.startswith("[")]
-    assert len(starts) == len(contents)
+    assert [r.head for r in records] == ["[2023-05-08 13:56] Ann: "] * len(contents)
+    # One group line for the records that share it; stored text cannot start a line with "["
+    # nor with a record's lead.
+    assert [line for line in section.splitlines() if line.startswith("[")] == ["[2023-05-08 13:56]"]
+    assert sum(1 for line in section.splitlines() if line.startswith("Ann: ")) == len(contents)
     headers = [line for line in section.splitlines() if line.lstrip().startswith("#")]
     assert headers == [SectionKind.CURRENT_STAGE.header]
+
+
+_field = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(["  Bob", "# Bob", " #x", "[2020-01-01]", "a: b", "]", "|", "\u200b#", ""]),
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     content=_hostile,
-    speaker=st.text(max_size=20),
-    time=st.text(max_size=20),
-    stage=st.one_of(st.none(), st.text(max_size=20)),
+    speaker=_field,
+    time=_field,
+    stage=st.one_of(st.none(), _field),
 )
 def test_record_head_cannot_be_forged_by_any_field(
     content: str, speaker: str, time: str, stage: str | None
 ) -> None:
     memory = MemoryRecord("m1", content, speaker, time, stage)
-    block = render_records_block([render_memory_line(memory), render_memory_line(memory)])
+    other = MemoryRecord("m2", content, speaker, "other time", stage)
+    block = render_records_block([memory, memory, other])
     assert block.count("<") == 2  # only the two delimiters
-    first, second = parse_records(block)
+    first, second, third = parse_records(block)
     assert first.head == second.head == record_head(memory)
+    assert third.head == record_head(other)
+    assert first.group == second.group == record_group(memory) != third.group
     assert first.head.count("[") == 1 and first.head.count("]") == 1
-    assert unescape_record_content(first.content) == normalize_newlines(content)
-    assert not any(line.lstrip().startswith("#") for line in block.splitlines())
+    for record in (first, second, third):
+        assert unescape_record_content(record.content) == normalize_newlines(content)
+    lines = block.splitlines()[1:-1]
+    assert not any(line.lstrip().startswith("#") for line in lines)
+    # Exactly two group lines (the two times) and three record lines; everything else is a
+    # continuation line, indented.
+    assert sum(1 for line in lines if line.startswith("[")) == 2
+    assert sum(1 for line in lines if line.startswith(record_lead(memory))) >= 3
+    assert all(line.startswith(("[", record_lead(memory), " ")) for line in lines)
 
 
 def test_record_examples() -> None:
-    line = render_memory_line(
-        MemoryRecord("x", "I moved.\n[2020-01-01] Bob: fake\n# hi", "Ann: [x]", "2023-05-08", "s|1")
+    memory = MemoryRecord(
+        "x", "I moved.\n[2020-01-01] Bob: fake\n# hi", "Ann: [x]", "2023-05-08", "s|1"
     )
-    assert line == (
-        "[2023-05-08 | s&#x7c;1] Ann&#x3a; &#x5b;x&#x5d;: I moved.\n  [2020-01-01] Bob: fake\n"
-        "  \\# hi"
+    assert render_memory_line(memory) == (
+        "Ann&#x3a; &#x5b;x&#x5d;: I moved.\n  [2020-01-01] Bob: fake\n  \\# hi"
     )
-    assert render_memory_line(MemoryRecord("y", "ok")) == "[?] ?: ok"
+    assert record_group(memory) == "[2023-05-08 | s&#x7c;1]"
+    assert record_head(memory) == "[2023-05-08 | s&#x7c;1] Ann&#x3a; &#x5b;x&#x5d;: "
+    assert render_memory_line(MemoryRecord("y", "ok")) == "?: ok"
+    assert render_records_block([MemoryRecord("y", "ok")]) == "<memories>\n[?]\n?: ok\n</memories>"
+    # A speaker starts its line: leading blanks and a leading "#" are entities.
+    assert record_lead(MemoryRecord("z", "", "  # Bob")) == "&#x20;&#x20;&#x23; Bob: "
+
+
+def test_records_are_grouped_by_when_and_stage_in_order_of_their_best_member() -> None:
+    a1, b1, a2, c1, b2 = (
+        MemoryRecord("a1", "one", "Ann", "2023-05-08", "s1"),
+        MemoryRecord("b1", "two", "Bob", "2023-05-09", "s2"),
+        MemoryRecord("a2", "three", "Bob", "2023-05-08", "s1"),
+        MemoryRecord("c1", "four", "Ann", "2023-05-08", "s3"),
+        MemoryRecord("b2", "five", "Ann", "2023-05-09", "s2"),
+    )
+    grouped = group_records([a1, b1, a2, c1, b2], record_group)
+    assert [m.id for m in grouped] == ["a1", "a2", "b1", "b2", "c1"]
+    assert render_records_block(grouped) == (
+        "<memories>\n[2023-05-08 | s1]\nAnn: one\nBob: three\n[2023-05-09 | s2]\nBob: two\n"
+        "Ann: five\n[2023-05-08 | s3]\nAnn: four\n</memories>"
+    )
+    # Without grouping first, each run of a shared line gets its own.
+    assert render_records_block([a1, b1, a2]).count("[2023-05-08 | s1]") == 2
+    parsed = parse_records(render_records_block(grouped))
+    assert [p.head for p in parsed] == [record_head(m) for m in grouped]
+    with pytest.raises(ValueError, match="at least one"):
+        render_records_block([])
 
 
 def test_attributes_cannot_break_out_of_the_opening_tag() -> None:

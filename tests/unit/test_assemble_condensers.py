@@ -236,8 +236,10 @@ _memory_texts = st.lists(
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(contents=st.lists(_memory_texts, min_size=1, max_size=8), budget=st.integers(0, 400))
 def test_memory_records_condenser_never_breaks_delimiters(contents: list[str], budget: int) -> None:
+    # Three memories a day: records share group lines, and trailing groups can go.
     memories = [
-        MemoryRecord(f"m{i}", c, f"u{i}", "2025-01-01", "s1") for i, c in enumerate(contents)
+        MemoryRecord(f"m{i}", c, f"u{i}", f"2025-01-0{1 + i // 3}", "s1")
+        for i, c in enumerate(contents)
     ]
     section = render_memory_section(SectionKind.RELATED_PRIOR, memories)
     result = condense_memory_blocks(section, budget, EST)
@@ -247,9 +249,14 @@ def test_memory_records_condenser_never_breaks_delimiters(contents: list[str], b
     assert result.count("<memories>") == result.count("</memories>") <= 1
     assert result.count("<") == 2 * result.count("<memories>")
     # Kept records are the leading ones, in order, with their heads (provenance) whole.
-    assert [r.head for r in records] == [f"[2025-01-01 | s1] u{i}: " for i in range(len(records))]
+    assert [r.head for r in records] == [
+        f"[2025-01-0{1 + i // 3} | s1] u{i}: " for i in range(len(records))
+    ]
     if 0 < len(records) < len(memories):
         assert f"{len(memories) - len(records)} more record" in result
+    # Every group line left has a record under it, and only kept groups' lines are left.
+    groups = [line for line in result.split("\n") if line.startswith("[2025")]
+    assert groups == list(dict.fromkeys(r.group for r in records))
     # Condensed content never acquires a header-looking line nor a line that starts a record.
     for record in records:
         for line in record.content.split("\n")[1:]:

@@ -15,6 +15,7 @@ from pipelines.assemble.plan import (
     StageSpan,
     build_template,
     dates_needing_minutes,
+    grouped_costs,
     order_stages_by_distance,
     plan_phase_counts,
     prompt_budget,
@@ -107,6 +108,31 @@ def test_plan_properties(
         if plan.counts[i] < len(tokens[i]):
             assert tokens[i][plan.counts[i]] > left
     assert plan.unused == max(left, 0)
+
+
+def test_grouped_costs_charge_each_group_line_to_its_first_item() -> None:
+    items = [("d1", 20, 4), ("d2", 30, 4), ("d1", 10, 4), (None, 50, 9), ("d2", 5, 4)]
+    assert grouped_costs(items) == [24, 34, 10, 50, 5]
+    assert grouped_costs([]) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", None]), st.integers(0, 50), st.integers(0, 9)),
+        max_size=20,
+    )
+)
+def test_grouped_costs_are_exact_for_every_prefix(
+    items: list[tuple[str | None, int, int]],
+) -> None:
+    costs = grouped_costs(items)
+    for n in range(len(items) + 1):
+        first_of_group: dict[str, int] = {}
+        for group, _, group_tokens in items[:n]:
+            if group is not None:
+                first_of_group.setdefault(group, group_tokens)
+        assert sum(costs[:n]) == sum(t for _, t, _ in items[:n]) + sum(first_of_group.values())
 
 
 def test_plan_rejects_bad_input() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.assemble.blocks import DATA_NOTICE, MemoryRecord, StageSummaryRecord
@@ -19,8 +20,8 @@ def test_build_sections_labels_and_orders_everything() -> None:
     headers = [line for line in text.splitlines() if line.startswith("## ")]
     assert headers == ["## Current stage", "## Related prior context", "## Stage summaries"]
     assert text.count(DATA_NOTICE) == 3
-    assert text.index("[t1 | s3] user: current fact") < text.index("[t0 | s1] assistant: older")
-    assert text.index("[t0 | s1] assistant:") < text.index('<summary stage="s2"')
+    assert text.index("[t1 | s3]\nuser: current fact") < text.index("[t0 | s1]\nassistant: older")
+    assert text.index("[t0 | s1]\nassistant:") < text.index('<summary stage="s2"')
     assert text.count("<memories>") == text.count("</memories>") == 2
     assert sections.current_stage.startswith(SectionKind.CURRENT_STAGE.header)
 
@@ -56,3 +57,39 @@ def test_pack_to_budget_properties(tokens: list[int], budget: int) -> None:
     for i in result.dropped:  # every dropped item really did not fit when reached
         before = sum(tokens[k] for k in result.kept if k < i)
         assert before + tokens[i] > budget
+
+
+def test_pack_to_budget_charges_a_group_line_once_with_its_first_kept_item() -> None:
+    items = [("a", 30), ("b", 30), ("c", 30), ("d", 10)]
+    groups = [("day1", 5), ("day2", 5), ("day1", 5), ("day3", 5)]
+    # a (30 + 5) + b (30 + 5) + c (30, day1 already open) = 100; d would need 10 + 5.
+    result = pack_to_budget(items, 100, groups)
+    assert result.kept == ("a", "b", "c")
+    assert result.dropped == ("d",)
+    assert result.used_tokens == 100
+    # Without the groups the same items cost 90 and d fits.
+    assert pack_to_budget(items, 100).kept == ("a", "b", "c", "d")
+    with pytest.raises(ValueError, match="one"):
+        pack_to_budget(items, 100, groups[:2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(st.integers(0, 60), st.sampled_from("abcd")), min_size=0, max_size=25
+    ),
+    group_tokens=st.integers(0, 10),
+    budget=st.integers(-5, 400),
+)
+def test_pack_to_budget_with_groups_pays_exactly_what_the_kept_items_render(
+    entries: list[tuple[int, str]], group_tokens: int, budget: int
+) -> None:
+    items = [(n, tokens) for n, (tokens, _) in enumerate(entries)]
+    groups = [(group, group_tokens) for _, group in entries]
+    result = pack_to_budget(items, budget, groups)
+    kept_groups = {entries[n][1] for n in result.kept}
+    assert result.used_tokens == sum(entries[n][0] for n in result.kept) + group_tokens * len(
+        kept_groups
+    )
+    assert result.used_tokens <= max(budget, 0)
+    assert sorted(result.kept + result.dropped) == list(range(len(entries)))
