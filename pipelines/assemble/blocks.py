@@ -87,6 +87,7 @@ __all__ = [
     "render_block",
     "render_memory_block",
     "render_memory_line",
+    "render_record_lines",
     "render_records_block",
     "render_summary_block",
     "unescape_content",
@@ -317,16 +318,21 @@ def render_records_block(memories: Sequence[MemoryRecord]) -> str:
     """The ``<memories>`` data block around the records of ``memories`` (at least one), in
     the given order; a ``[when | stage]`` line starts each run of records that share it
     (call :func:`group_records` first for one line per group)."""
-    if not memories:
+    return render_record_lines([(record_group(m), render_memory_line(m)) for m in memories])
+
+
+def render_record_lines(records: Sequence[tuple[str, str]]) -> str:
+    """:func:`render_records_block` from records already rendered: ``(group line, record
+    line)`` pairs as :func:`record_group` and :func:`render_memory_line` make them."""
+    if not records:
         raise ValueError("a records block holds at least one record")
     lines: list[str] = []
     previous: str | None = None
-    for memory in memories:
-        group = record_group(memory)
+    for group, line in records:
         if group != previous:
             lines.append(group)
             previous = group
-        lines.append(render_memory_line(memory))
+        lines.append(line)
     return f"<{RECORDS_TAG}>\n" + "\n".join(lines) + f"\n</{RECORDS_TAG}>"
 
 

@@ -24,7 +24,7 @@ assembly (condensing, never silently dropping).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Generic, TypeVar
@@ -54,6 +54,7 @@ __all__ = [
     "pack_to_budget",
     "render_memory_section",
     "render_summary_section",
+    "top_up",
 ]
 
 T = TypeVar("T")
@@ -240,3 +241,24 @@ def pack_to_budget(
         else:
             dropped.append(item)
     return PackResult(kept=tuple(kept), dropped=tuple(dropped), used_tokens=used)
+
+
+def top_up(count: int, kept: Sequence[int], fits: Callable[[list[int]], bool]) -> list[int]:
+    """``kept`` (indices into a ranked list of ``count`` items) plus every further item, in
+    rank order, whose addition still ``fits`` (a check of the whole selection, e.g. the
+    rendered section's exact token count); returned sorted.
+
+    Additive packing (:func:`pack_to_budget`) charges each item its own estimate, and every
+    estimate rounds up, so the rendered whole usually counts a few tokens less than the sum;
+    this spends them.  Items are only ever added, and only while ``fits`` holds.
+    """
+    chosen = sorted(set(kept))
+    taken = set(chosen)
+    for n in range(count):
+        if n in taken:
+            continue
+        candidate = sorted([*chosen, n])
+        if fits(candidate):
+            chosen = candidate
+            taken.add(n)
+    return chosen

@@ -84,7 +84,7 @@ from pipelines.assemble.blocks import (
     record_group,
     record_head,
     render_memory_line,
-    render_records_block,
+    render_record_lines,
     render_summary_block,
 )
 from pipelines.assemble.budget import split_budget
@@ -121,6 +121,7 @@ from pipelines.assemble.sections import (
     pack_to_budget,
     render_memory_section,
     render_summary_section,
+    top_up,
 )
 from pipelines.assemble.stage_inference import density_gate
 from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
@@ -224,10 +225,15 @@ def _grouped(items: Sequence[_Item]) -> list[_Item]:
     return group_records(items, lambda i: i.group or "")
 
 
-def _record_of(item: _Item) -> MemoryRecord:
-    if item.record is None:
-        raise AssertionError(f"item {item.id!r} is not a memory record")
-    return item.record
+def _records_text(items: Sequence[_Item]) -> str:
+    """The ``<memories>`` block of memory items, grouped (:func:`_grouped`), from their
+    rendered lines."""
+    pairs = []
+    for item in _grouped(items):
+        if item.group is None:
+            raise AssertionError(f"item {item.id!r} is not a memory record")
+        pairs.append((item.group, item.block))
+    return render_record_lines(pairs)
 
 
 def _surviving(items: Sequence[_Item], openings: Sequence[str]) -> list[_Item]:
@@ -806,7 +812,8 @@ class _Run:
             )
             plan = roomier if roomier.counts[2] == 0 else plan
         with_summaries = plan.counts[2] > 0
-        chosen = [_grouped(items[:n]) for items, n in zip(phases, plan.counts, strict=True)]
+        counts = self._top_up_phases(phases, plan.counts, label, with_summaries, section_budget)
+        chosen = [_grouped(items[:n]) for items, n in zip(phases, counts, strict=True)]
         sections = ContextSections(
             self._section_text(SectionKind.CURRENT_STAGE, chosen[0], label),
             self._section_text(SectionKind.RELATED_PRIOR, chosen[1], None),
@@ -840,15 +847,15 @@ class _Run:
             "current_stage": {
                 "candidates": len(phase1),
                 "selection": "score" if "selection" in self.request.ablate else "mmr",
-                **self._phase_counts(phase1, plan.counts[0], minimums[0], shares[0]),
+                **self._phase_counts(phase1, counts[0], minimums[0], shares[0]),
             },
             "related_prior": {
                 **p2_report,
-                **self._phase_counts(phase2, plan.counts[1], minimums[1], shares[1]),
+                **self._phase_counts(phase2, counts[1], minimums[1], shares[1]),
             },
             "stage_summaries": {
                 **p3_report,
-                **self._phase_counts(phase3, plan.counts[2], minimums[2], shares[2]),
+                **self._phase_counts(phase3, counts[2], minimums[2], shares[2]),
             },
         }
         if not with_summaries:
@@ -869,6 +876,37 @@ class _Run:
                 "phase_granted": list(fitted.allocation.granted),
             },
         )
+
+    def _top_up_phases(
+        self,
+        phases: Sequence[Sequence[_Item]],
+        planned: Sequence[int],
+        label: str | None,
+        with_summaries: bool,
+        section_budget: int,
+    ) -> list[int]:
+        """The plan's counts, with the memory phases' prefixes extended (most important phase
+        first, as the plan's leftover step does) while the sections *as rendered* still fit
+        ``section_budget``: the plan adds up per-item estimates and frames, each rounded up,
+        so the rendered sections usually count a few tokens less than it assumed."""
+        counts = list(planned)
+        kinds = _KINDS if with_summaries else _KINDS[:2]
+
+        def fits(trial: Sequence[int]) -> bool:
+            used = sum(
+                self.est.count(
+                    self._section_text(kind, phases[n][: trial[n]], label if n == 0 else None)
+                )
+                for n, kind in enumerate(kinds)
+            )
+            return used <= section_budget
+
+        for n in (0, 1):
+            while counts[n] < len(phases[n]) and fits(
+                [c + 1 if m == n else c for m, c in enumerate(counts)]
+            ):
+                counts[n] += 1
+        return counts
 
     def _gated_flat(
         self,
@@ -1401,29 +1439,36 @@ class _Run:
         ]
         self._retime(items)
         packed = pack_to_budget(
-            [(i, i.tokens) for i in items], room, [(i.group, i.group_tokens) for i in items]
+            [(n, i.tokens) for n, i in enumerate(items)],
+            room,
+            [(i.group, i.group_tokens) for i in items],
         )
-        kept = _grouped(packed.kept)
-        text = (
-            "\n".join([_FLAT_HEADER, render_records_block([_record_of(i) for i in kept])])
-            if kept
-            else f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
+
+        def text_of(chosen: Sequence[int]) -> str:
+            if not chosen:
+                return f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
+            return "\n".join([_FLAT_HEADER, _records_text([items[n] for n in sorted(chosen)])])
+
+        # The packing adds up per-record estimates, each rounded up; the section as rendered
+        # counts less, and what it leaves takes further candidates in rank order.
+        chosen = top_up(
+            len(items),
+            packed.kept,
+            lambda picked: self.est.count(text_of(picked)) <= section_budget,
         )
+        kept = _grouped([items[n] for n in chosen])
+        text = text_of(chosen)
         slot = Slot(keys[0], text, cfg.section_priorities[0], "memory_blocks")
         result = self._decompose(template, [slot])
         self.clock.lap("decompose")
         phase_reports = {
             FLAT_SECTION: {
                 "candidates": len(items),
-                "selected": len(packed.kept),
-                "dropped": len(packed.dropped),
+                "selected": len(kept),
+                "dropped": len(items) - len(kept),
                 "intent": resp.intent,
                 **(
-                    {
-                        "items": [
-                            {"id": i.id, "tokens": i.tokens, "score": i.score} for i in packed.kept
-                        ]
-                    }
+                    {"items": [{"id": i.id, "tokens": i.tokens, "score": i.score} for i in kept]}
                     if self.explain
                     else {}
                 ),
@@ -1496,7 +1541,7 @@ class _Run:
         head = text.split("\n", 1)[0]
         if kind is SectionKind.STAGE_SUMMARIES:
             return "\n".join([head, BLOCK_SEPARATOR.join(i.block for i in items)])
-        return "\n".join([head, render_records_block([_record_of(i) for i in _grouped(items)])])
+        return "\n".join([head, _records_text(items)])
 
     def _respond(
         self,

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.assemble.blocks import DATA_NOTICE, MemoryRecord, StageSummaryRecord
-from pipelines.assemble.sections import SectionKind, build_sections, pack_to_budget
+from pipelines.assemble.sections import SectionKind, build_sections, pack_to_budget, top_up
 
 
 def test_build_sections_labels_and_orders_everything() -> None:
@@ -93,3 +93,37 @@ def test_pack_to_budget_with_groups_pays_exactly_what_the_kept_items_render(
     )
     assert result.used_tokens <= max(budget, 0)
     assert sorted(result.kept + result.dropped) == list(range(len(entries)))
+
+
+def test_top_up_adds_further_items_in_rank_order_while_the_whole_fits() -> None:
+    sizes = [5, 9, 3, 4, 1]
+
+    def fits(chosen: list[int]) -> bool:
+        return sum(sizes[n] for n in chosen) <= 12
+
+    # 0 and 2 were kept (8); 1 (9) no longer fits, 3 (4) does, then 4 (1) does not.
+    assert top_up(len(sizes), [2, 0], fits) == [0, 2, 3]
+    assert top_up(len(sizes), [], lambda chosen: False) == []
+    assert top_up(0, [], fits) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 30), max_size=15),
+    limit=st.integers(0, 120),
+    data=st.data(),
+)
+def test_top_up_keeps_what_was_kept_and_leaves_nothing_that_would_fit(
+    sizes: list[int], limit: int, data: st.DataObject
+) -> None:
+    kept = data.draw(st.lists(st.integers(0, max(len(sizes) - 1, 0)), unique=True)) if sizes else []
+
+    def fits(chosen: list[int]) -> bool:
+        return sum(sizes[n] for n in chosen) <= limit
+
+    if not fits(kept):
+        return
+    result = top_up(len(sizes), kept, fits)
+    assert result == sorted(result) and set(kept) <= set(result)
+    assert fits(result)
+    assert all(not fits(sorted([*result, n])) for n in range(len(sizes)) if n not in result)
