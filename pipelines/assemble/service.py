@@ -15,7 +15,9 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    does not spend most of the budget on the wrong stage.  A named stage gets its full share.
    **Confidence gate**: an inferred stage at confidence ``<= flat_below_confidence`` (default
    0: no stage stands out) is not used at all; the context is assembled flat and
-   ``report.mode_reason`` says why.
+   ``report.mode_reason`` says why.  **Budget gate**: below ``inferred_stage_min_tokens``
+   (1,200) section tokens no stage is inferred at all: a small context is flat unless the
+   caller names its stage.
 3. **Density gate** (:func:`~pipelines.assemble.stage_inference.density_gate`): small or sparse
    corpora get flat recall (said so in ``report.mode_reason``); ``flat=True`` forces it.
 4. **Phase 1**: recall restricted to the stage, oversampled (``oversample`` x the items the
@@ -41,6 +43,8 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    A section's records that share ``[when | stage]`` sit together under one such line, so
    the plan charges that line to the first record of each group
    (:func:`~pipelines.assemble.plan.grouped_costs`; flat mode's first-fit packing likewise).
+   The plan adds up per-item estimates, each rounded up; what the sections as rendered leave
+   of the budget takes further items in rank order (:func:`~pipelines.assemble.sections.top_up`).
    A summaries section with no summary selected is left out of the prompt.
 8. **Decompose**: the caller's template slots, the three sections and the query go through
    :func:`~pipelines.assemble.decomposer.decompose` (priorities, condensers, safety loop,
@@ -720,6 +724,12 @@ class _Run:
         from pipelines.consolidate.upkeep import ensure_entity_projection
 
         cfg = self.config
+        keys = [_SLOT_OF[k] for k in SECTION_KEYS]
+        template, budget = self._template(keys)
+        section_budget = self._section_budget(budget.content_budget)
+        least = cfg.inferred_stage_min_tokens
+        if current is None and least is not None and section_budget < least:
+            return self._budget_gated_flat(section_budget, least)
         ahead = self.service.read_ahead.submit
         # Reads that need nothing from the steps before them start now, beside global recall.
         stages_ahead = ahead(self.store.read, "assemble/stages", space=self.space, as_of=self.as_of)
@@ -729,9 +739,6 @@ class _Run:
         similarity_ahead = None
         if current is None and cfg.stage_vote_weight_summaries > 0:
             similarity_ahead = self._summary_similarity_ahead()
-        keys = [_SLOT_OF[k] for k in SECTION_KEYS]
-        template, budget = self._template(keys)
-        section_budget = self._section_budget(budget.content_budget)
         most = split_budget(section_budget, confident_split(cfg.split, 0.0))
 
         need_global = current is None or cfg.related_recall_weight > 0
@@ -907,6 +914,21 @@ class _Run:
             ):
                 counts[n] += 1
         return counts
+
+    def _budget_gated_flat(self, section_budget: int, least: int) -> ContextResponse:
+        """The budget gate: too few tokens to risk a section on an inferred stage."""
+        self.report["mode"] = "flat"
+        self.report["mode_reason"] = (
+            f"budget too small for an inferred stage: {section_budget} section tokens < "
+            f"inferred_stage_min_tokens {least}; flat recall over the space"
+        )
+        self._report_stage(
+            None,
+            "none",
+            False,
+            reasoning="not inferred: the sections' budget is below inferred_stage_min_tokens",
+        )
+        return self._flat()
 
     def _gated_flat(
         self,

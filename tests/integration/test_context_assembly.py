@@ -284,6 +284,43 @@ def test_an_inferred_stage_without_confidence_gives_a_flat_context(engine, conv)
     assert named["mode"] == "staged" and named["stage"]["used"] is True
 
 
+def test_a_small_budget_infers_no_stage(engine, conv):
+    """The budget gate: below inferred_stage_min_tokens section tokens the context is flat
+    unless the caller names the stage; above it, or without the gate, the stage is inferred."""
+    from pipelines.assemble.config import AssemblyConfig
+    from pipelines.assemble.service import Assembler, ContextRequest
+
+    query = "Why do my tomato plants have yellow leaves?"
+    # (the confidence gate off: this query's stage is inferred at confidence 0)
+    gated = Assembler(
+        engine, config=AssemblyConfig(inferred_stage_min_tokens=1_500, flat_below_confidence=None)
+    )
+    small = gated.assemble(conv, ContextRequest(query, 1000, headroom=1.0)).report
+    assert small["mode"] == "flat", small["mode_reason"]
+    assert "budget too small for an inferred stage" in small["mode_reason"]
+    assert "inferred_stage_min_tokens 1500" in small["mode_reason"]
+    quoted = re.search(r": (\d+) section tokens <", small["mode_reason"])
+    assert quoted and 800 < int(quoted.group(1)) < 1_000  # the staged template's, in a 1K window
+    assert small["stage"] == {
+        "id": None,
+        "name": None,
+        "how": "none",
+        "used": False,
+        "reasoning": "not inferred: the sections' budget is below inferred_stage_min_tokens",
+    }
+    # a bigger budget infers the stage; so does the same budget without the gate
+    big = gated.assemble(conv, ContextRequest(query, 3000, headroom=1.0)).report
+    assert big["mode"] == "staged" and big["stage"]["id"] == "label:garden", big["mode_reason"]
+    ungated = Assembler(
+        engine, config=AssemblyConfig(inferred_stage_min_tokens=None, flat_below_confidence=None)
+    )
+    free = ungated.assemble(conv, ContextRequest(query, 1000, headroom=1.0)).report
+    assert free["mode"] == "staged" and free["stage"]["id"] == "label:garden"
+    # a stage the caller names is used at any budget
+    named = gated.assemble(conv, ContextRequest(query, 1000, headroom=1.0, stage="garden"))
+    assert named.report["mode"] == "staged" and named.report["stage"]["used"] is True
+
+
 def test_stage_inferred_from_the_query_or_taken_from_the_session(client, conv):
     body = _context(
         client, conv, query="Why do my tomato plants have yellow leaves?", context_window=2000
