@@ -12,7 +12,8 @@ isolation:
 * :func:`plan_phase_counts` -- how many ranked items of each phase go into the context: at least
   a minimum count per phase (selection by count, never shrunk by item size), then as many more as
   fit the phase's share of the budget, then budget nobody used flows to the phases in order of
-  importance (phase 1 first);
+  importance (phase 1 first); :func:`extend_prefixes` then spends what an exact count of the
+  rendered result leaves, in the same order;
 * :func:`vote_stages` -- the current stage from query-derived evidence: rank votes of the
   query's recalled hits and of the stages' summaries (what the service uses);
   :func:`stage_evidence` turns hits and their embeddings into similarity evidence for
@@ -30,7 +31,7 @@ isolation:
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -50,6 +51,7 @@ __all__ = [
     "build_template",
     "confident_split",
     "dates_needing_minutes",
+    "extend_prefixes",
     "grouped_costs",
     "order_stages_by_distance",
     "plan_phase_counts",
@@ -195,6 +197,29 @@ def plan_phase_counts(
             used[i] += item_tokens[i][counts[i]]
             counts[i] += 1
     return PhasePlan(tuple(counts), tuple(used), tuple(shares), max(left, 0))
+
+
+def extend_prefixes(
+    counts: Sequence[int],
+    lengths: Sequence[int],
+    fits: Callable[[list[int]], bool],
+    phases: Sequence[int] | None = None,
+) -> list[int]:
+    """``counts`` (prefix lengths of ranked lists of ``lengths``) with each of ``phases`` (all,
+    in order, by default) extended one item at a time while ``fits`` holds for the counts so
+    far: the plan's leftover step, checked on the whole (e.g. the rendered sections' exact
+    token count) instead of on per-item estimates that each round up.  Prefixes only grow,
+    and a phase stops at its first item that does not fit."""
+    if len(counts) != len(lengths):
+        raise ValueError("counts and lengths must have the same length")
+    out = list(counts)
+    for n in range(len(out)) if phases is None else phases:
+        while out[n] < lengths[n]:
+            trial = [c + 1 if m == n else c for m, c in enumerate(out)]
+            if not fits(trial):
+                break
+            out = trial
+    return out
 
 
 # ------------------------------------------------------------------------------ stages

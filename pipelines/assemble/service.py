@@ -100,6 +100,7 @@ from pipelines.assemble.plan import (
     build_template,
     confident_split,
     dates_needing_minutes,
+    extend_prefixes,
     grouped_costs,
     order_stages_by_distance,
     plan_phase_counts,
@@ -729,7 +730,13 @@ class _Run:
         section_budget = self._section_budget(budget.content_budget)
         least = cfg.inferred_stage_min_tokens
         if current is None and least is not None and section_budget < least:
-            return self._budget_gated_flat(section_budget, least)
+            return self._flat_instead(
+                f"budget too small for an inferred stage: {section_budget} section tokens < "
+                f"inferred_stage_min_tokens {least}; flat recall over the space",
+                None,
+                "none",
+                reasoning="not inferred: the sections' budget is below inferred_stage_min_tokens",
+            )
         ahead = self.service.read_ahead.submit
         # Reads that need nothing from the steps before them start now, beside global recall.
         stages_ahead = ahead(self.store.read, "assemble/stages", space=self.space, as_of=self.as_of)
@@ -753,7 +760,16 @@ class _Run:
             self.clock.lap("stage_inference")
             gate = cfg.flat_below_confidence
             if gate is not None and confidence <= gate:
-                return self._gated_flat(current, stage_report, confidence, gate)
+                name = current.name if current else None
+                return self._flat_instead(
+                    f"stage inference not confident: {name or 'no stage'} at confidence "
+                    f"{confidence:.3f} <= flat_below_confidence {gate:g}; flat recall over the "
+                    "space",
+                    current,
+                    "inferred" if current else "none",
+                    **stage_report,
+                    confidence=round(confidence, 4),
+                )
         else:
             stage_report = {"reasoning": f"named by the caller ({how})"}
             confidence = 1.0
@@ -896,7 +912,6 @@ class _Run:
         first, as the plan's leftover step does) while the sections *as rendered* still fit
         ``section_budget``: the plan adds up per-item estimates and frames, each rounded up,
         so the rendered sections usually count a few tokens less than it assumed."""
-        counts = list(planned)
         kinds = _KINDS if with_summaries else _KINDS[:2]
 
         def fits(trial: Sequence[int]) -> bool:
@@ -908,44 +923,16 @@ class _Run:
             )
             return used <= section_budget
 
-        for n in (0, 1):
-            while counts[n] < len(phases[n]) and fits(
-                [c + 1 if m == n else c for m, c in enumerate(counts)]
-            ):
-                counts[n] += 1
-        return counts
+        return extend_prefixes(planned, [len(p) for p in phases], fits, phases=(0, 1))
 
-    def _budget_gated_flat(self, section_budget: int, least: int) -> ContextResponse:
-        """The budget gate: too few tokens to risk a section on an inferred stage."""
-        self.report["mode"] = "flat"
-        self.report["mode_reason"] = (
-            f"budget too small for an inferred stage: {section_budget} section tokens < "
-            f"inferred_stage_min_tokens {least}; flat recall over the space"
-        )
-        self._report_stage(
-            None,
-            "none",
-            False,
-            reasoning="not inferred: the sections' budget is below inferred_stage_min_tokens",
-        )
-        return self._flat()
-
-    def _gated_flat(
-        self,
-        inferred: _Stage | None,
-        stage_report: dict[str, Any],
-        confidence: float,
-        gate: float,
+    def _flat_instead(
+        self, reason: str, stage: _Stage | None, how: str, **details: Any
     ) -> ContextResponse:
-        """The confidence gate: no inferred stage stands out, so assemble flat and say why."""
-        name = inferred.name if inferred else None
+        """A gate chose flat mode over a staged assembly: say why, report the stage (not
+        used), assemble flat."""
         self.report["mode"] = "flat"
-        self.report["mode_reason"] = (
-            f"stage inference not confident: {name or 'no stage'} at confidence "
-            f"{confidence:.3f} <= flat_below_confidence {gate:g}; flat recall over the space"
-        )
-        how = "inferred" if inferred else "none"
-        self._report_stage(inferred, how, False, **stage_report, confidence=round(confidence, 4))
+        self.report["mode_reason"] = reason
+        self._report_stage(stage, how, False, **details)
         return self._flat()
 
     def _report_stage(self, stage: _Stage | None, how: str, used: bool, **details: Any) -> None:

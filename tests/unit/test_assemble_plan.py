@@ -15,6 +15,7 @@ from pipelines.assemble.plan import (
     StageSpan,
     build_template,
     dates_needing_minutes,
+    extend_prefixes,
     grouped_costs,
     order_stages_by_distance,
     plan_phase_counts,
@@ -133,6 +134,20 @@ def test_grouped_costs_are_exact_for_every_prefix(
             if group is not None:
                 first_of_group.setdefault(group, group_tokens)
         assert sum(costs[:n]) == sum(t for _, t, _ in items[:n]) + sum(first_of_group.values())
+
+
+def test_extend_prefixes_grows_phases_in_order_while_the_whole_fits() -> None:
+    sizes = [[5, 5, 5, 5], [3, 3, 3], [9]]
+
+    def fits(counts: list[int]) -> bool:
+        return sum(sum(sizes[n][: counts[n]]) for n in range(3)) <= 18
+
+    # phase 1 grows from 1 to 3 items (15), then phase 2 by one (18); phase 3 is not asked.
+    assert extend_prefixes([1, 0, 0], [4, 3, 1], fits, phases=(0, 1)) == [3, 1, 0]
+    # all phases by default; prefixes never shrink, even when the start does not fit
+    assert extend_prefixes([4, 3, 1], [4, 3, 1], fits) == [4, 3, 1]
+    with pytest.raises(ValueError, match="same length"):
+        extend_prefixes([1, 0], [4, 3, 1], fits)
 
 
 def test_plan_rejects_bad_input() -> None:
