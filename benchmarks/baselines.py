@@ -107,7 +107,10 @@ class ReferenceBaselines:
                 scores[i] += idf * f * (self.k1 + 1) / (f + norm)
         return scores
 
-    def recall(self, space: str, query: QueryInput, config: str, k: int) -> Retrieval:
+    def recall(
+        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+    ) -> Retrieval:
+        """BM25 and dense ranks; ``order`` is accepted and moot (always rank order)."""
         idx = self._spaces[space]
         t0 = time.perf_counter()
         if config == "ref-dense":
@@ -115,11 +118,11 @@ class ReferenceBaselines:
                 raise RuntimeError("ref-dense needs an embedder")
             q = self.embedder.encode([query.text])[0]
             scores = idx.vectors @ q
-            order = np.argsort(-scores, kind="stable")[:k]
+            ranked = np.argsort(-scores, kind="stable")[:k]
         elif config == "ref-bm25":
             scores = self.bm25_scores(idx, query.text)
-            order = [i for i in np.argsort(-scores, kind="stable")[:k] if scores[i] > 0]
+            ranked = [i for i in np.argsort(-scores, kind="stable")[:k] if scores[i] > 0]
         else:
             raise ValueError(f"unknown reference config {config!r}: {REFERENCE_CONFIGS}")
-        hits = [Hit(idx.ids[i], idx.sessions[i], idx.texts[i], float(scores[i])) for i in order]
+        hits = [Hit(idx.ids[i], idx.sessions[i], idx.texts[i], float(scores[i])) for i in ranked]
         return Retrieval(hits=hits, latency_ms=(time.perf_counter() - t0) * 1000)

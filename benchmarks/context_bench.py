@@ -32,7 +32,9 @@ class ContextBenchUnavailable(RuntimeError):
 @dataclass
 class FlatRecallContext:
     """Flat recall packed into the budget. ``recall_k`` results are fetched once per question
-    (:meth:`fetch`) and packed for every budget (:meth:`pack`)."""
+    (:meth:`fetch`), in rank order (event-order questions too, which recall otherwise returns
+    in time order: a prefix of those would be the earliest memories, not the best), and packed
+    for every budget (:meth:`pack`)."""
 
     system: RecallSystem
     preset: str = "full"
@@ -40,7 +42,7 @@ class FlatRecallContext:
     name: str = "flat"
 
     def fetch(self, space: str, query: QueryInput):
-        return self.system.recall(space, query, self.preset, self.recall_k)
+        return self.system.recall(space, query, self.preset, self.recall_k, order="relevance")
 
     @staticmethod
     def pack(retrieval, budgets: Sequence[int]) -> dict[int, AssembledContext]:

@@ -170,10 +170,17 @@ class MnemographSystem:
             self._recall_api = load_recall_api()
         return self._recall_api
 
-    def recall(self, space: str, query: QueryInput, config: str, k: int) -> Retrieval:
+    def recall(
+        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+    ) -> Retrieval:
         _, request_cls, _ = self._api()
         req = request_cls(
-            query=query.text, k=k, touch=False, now=query.question_time, preset=config
+            query=query.text,
+            k=k,
+            touch=False,
+            now=query.question_time,
+            preset=config,
+            order=order,
         )
         t0 = time.perf_counter()
         resp = self.recaller.recall(space, req)

@@ -142,7 +142,12 @@ class RecallSystem(Protocol):
 
     def prepare(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats: ...
 
-    def recall(self, space: str, query: QueryInput, config: str, k: int) -> Retrieval: ...
+    def recall(
+        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+    ) -> Retrieval:
+        """``k`` hits for ``query``; ``order`` "relevance" asks for rank order even where the
+        system would answer in time order (event-order questions), for packing a context."""
+        ...
 
     def pool_size(self, space: str) -> dict[str, int]: ...
 

@@ -52,6 +52,7 @@ def recall(space: str, body: RecallIn, recaller: Recaller = Depends(get_recaller
             touch=body.touch,
             now=body.now,
             preset=body.preset,
+            order=body.order,
         ),
     )
     return RecallOut(

@@ -58,6 +58,12 @@ class RecallIn(StrictModel):
     preset: PresetName = Field(  # type: ignore[valid-type]
         DEFAULT_PRESET, description=f"Search configuration, one of {list(PRESETS)}."
     )
+    order: Literal["auto", "relevance", "time"] = Field(
+        "auto",
+        description="Order of the results: 'auto' returns event-order questions ('what "
+        "happened first...') in time order and everything else by rank; 'relevance' and "
+        "'time' force one. It never changes which memories are returned.",
+    )
 
 
 class RecallResult(BaseModel):

@@ -134,6 +134,7 @@ from pipelines.errors import InvalidInput, NotFound
 from pipelines.graph import from_epoch_micros, to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
+from pipelines.recall.intent import Intent
 from pipelines.recall.selection import mmr_select
 from pipelines.recall.service import Recaller, RecallFilters, RecallHit, RecallRequest
 
@@ -158,8 +159,8 @@ _KINDS = (SectionKind.CURRENT_STAGE, SectionKind.RELATED_PRIOR, SectionKind.STAG
 _FLAT_HEADER = "## Recalled memories"
 _FLAT_EMPTY = "(No memories were recalled.)"
 _PHASE_PRESET = "full"
-_GLOBAL_PRESET = "full"
-_FLAT_PRESET = "full"
+_SPACE_PRESET = "full"
+"""Preset of whole-space recall: stage inference, Phase 2's recall ranking, flat mode."""
 
 
 # ----------------------------------------------------------------------------- interface
@@ -648,6 +649,8 @@ class _Run:
         self.now = now
         self.clock = clock
         self.explain = request.explain
+        # Event-order question (whole-space recall's intent): records shown in time order.
+        self.time_order = False
         self.report: dict[str, Any] = {
             "validity": {
                 "include_superseded": request.include_superseded,
@@ -750,7 +753,12 @@ class _Run:
 
         need_global = current is None or cfg.related_recall_weight > 0
         has_stages = self._stage_count() > 0
-        global_hits = self._global_recall(most[1]) if need_global and has_stages else []
+        # When the confidence gate may yet choose flat mode, whole-space recall is sized for
+        # it, so a gated call recalls once rather than twice.
+        may_go_flat = current is None and cfg.flat_below_confidence is not None
+        global_k = self._global_k(most[1], self._flat_k() if may_go_flat else 0)
+        space_recall = self._space_recall(global_k) if need_global and has_stages else None
+        global_hits = space_recall[1] if space_recall else []
         stages = {s.id: s for s in (_stage_row(r) for r in stages_ahead.result())}
         self.clock.lap("global_recall")
         if current is None:
@@ -769,6 +777,7 @@ class _Run:
                     "inferred" if current else "none",
                     **stage_report,
                     confidence=round(confidence, 4),
+                    recalled=space_recall,
                 )
         else:
             stage_report = {"reasoning": f"named by the caller ({how})"}
@@ -836,7 +845,10 @@ class _Run:
             plan = roomier if roomier.counts[2] == 0 else plan
         with_summaries = plan.counts[2] > 0
         counts = self._top_up_phases(phases, plan.counts, label, with_summaries, section_budget)
-        chosen = [_grouped(items[:n]) for items, n in zip(phases, counts, strict=True)]
+        chosen = [
+            _grouped(self._display_order(items[:n]) if n_phase < 2 else items[:n])
+            for n_phase, (items, n) in enumerate(zip(phases, counts, strict=True))
+        ]
         sections = ContextSections(
             self._section_text(SectionKind.CURRENT_STAGE, chosen[0], label),
             self._section_text(SectionKind.RELATED_PRIOR, chosen[1], None),
@@ -926,14 +938,20 @@ class _Run:
         return extend_prefixes(planned, [len(p) for p in phases], fits, phases=(0, 1))
 
     def _flat_instead(
-        self, reason: str, stage: _Stage | None, how: str, **details: Any
+        self,
+        reason: str,
+        stage: _Stage | None,
+        how: str,
+        recalled: tuple[int, list[RecallHit], str] | None = None,
+        **details: Any,
     ) -> ContextResponse:
         """A gate chose flat mode over a staged assembly: say why, report the stage (not
-        used), assemble flat."""
+        used), assemble flat (from ``recalled``, the whole-space recall already made, when
+        it was made with flat mode's k)."""
         self.report["mode"] = "flat"
         self.report["mode_reason"] = reason
         self._report_stage(stage, how, False, **details)
-        return self._flat()
+        return self._flat(recalled)
 
     def _report_stage(self, stage: _Stage | None, how: str, used: bool, **details: Any) -> None:
         """``report.stage``: which stage, how it was found, whether the context used it, why."""
@@ -976,12 +994,20 @@ class _Run:
 
     # ------------------------------------------------------------------ current stage
 
-    def _global_recall(self, related_share: int) -> list[RecallHit]:
-        """Recall over the whole space: votes for the current stage, and Phase 2's
-        query-relevance ranking of other stages' memories."""
+    def _global_k(self, related_share: int, at_least: int) -> int:
+        """k of whole-space recall in staged mode: enough hits to vote for the current stage
+        and to rank twice what Phase 2's share holds, and ``at_least`` (flat mode's k when a
+        gate may still choose flat mode, so that recall serves both)."""
         cfg = self.config
         related = max(cfg.max_chunks_per_phase, math.ceil(related_share / cfg.expected_item_tokens))
-        k = min(self.recaller.config.max_k, max(cfg.stage_inference_hits, 2 * related))
+        wanted = max(cfg.stage_inference_hits, 2 * related, at_least)
+        return min(self.recaller.config.max_k, wanted)
+
+    def _space_recall(self, k: int) -> tuple[int, list[RecallHit], str]:
+        """Recall over the whole space, in rank order (event-order questions too: what is
+        packed is chosen by relevance, and shown in time order by :meth:`_display_order`):
+        ``(k, valid hits, intent)``. Stage inference votes with it, Phase 2 ranks other
+        stages' memories by it, and flat mode packs it."""
         resp = self.recaller.recall(
             self.space,
             RecallRequest(
@@ -991,16 +1017,25 @@ class _Run:
                 include_superseded=self.request.include_superseded or self.as_of is not None,
                 touch=False,
                 now=self.now,
-                preset=_GLOBAL_PRESET,
+                preset=_SPACE_PRESET,
+                order="relevance",
             ),
         )
-        return self._valid(resp.results)
+        self.time_order = resp.intent == str(Intent.EVENT_ORDER)
+        return k, self._valid(resp.results), resp.intent
+
+    def _display_order(self, items: Sequence[_Item]) -> list[_Item]:
+        """Memory records as a section shows them: for event-order questions in time order
+        (chosen by relevance, read in sequence), else in the given (rank) order."""
+        if not self.time_order:
+            return list(items)
+        return sorted(items, key=lambda i: _timestamp(i.moment))
 
     def _summary_similarity_ahead(self) -> Future[list[dict[str, Any]]]:
         """Start reading the query's similarity to the stage summaries (for stage inference).
         The query is embedded here as global recall will embed it (the memo then spares
         recall the work), so the read runs beside that recall."""
-        text = self.recaller.vector_text(self.space, self.request.query, _GLOBAL_PRESET)
+        text = self.recaller.vector_text(self.space, self.request.query, _SPACE_PRESET)
         embedding = self.service.embedder.encode([text])[0]
         count = max(1, self._stage_count())
         return self.service.read_ahead.submit(
@@ -1410,37 +1445,39 @@ class _Run:
 
     # ------------------------------------------------------------------ flat mode
 
-    def _flat(self) -> ContextResponse:
-        cfg = self.config
+    def _flat_layout(self) -> tuple[list[str], str, Any, int, int]:
+        """Flat mode's slot keys, template, prompt budget, section budget and the room its
+        records have (the section budget less the header)."""
         keys = [_SLOT_OF[FLAT_SECTION]]
-        template, budget = self._template(keys, with_stage=cfg.flat_stage_provenance)
+        template, budget = self._template(keys, with_stage=self.config.flat_stage_provenance)
         section_budget = self._section_budget(budget.content_budget)
         header_tokens = max(
             self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"),
             self.est.count(f"{_FLAT_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>"),
         )
-        room = max(0, section_budget - header_tokens)
-        max_k = self.recaller.config.max_k
-        k = min(
-            max_k,
-            max(
-                cfg.max_chunks_per_phase,
-                math.ceil(room / cfg.expected_item_tokens * cfg.flat_pool_factor),
-            ),
+        return keys, template, budget, section_budget, max(0, section_budget - header_tokens)
+
+    def _flat_k(self, room: int | None = None) -> int:
+        """How many memories flat mode recalls: ``flat_pool_factor`` times what its ``room``
+        (default: from :meth:`_flat_layout`) holds at the expected item size, at most
+        recall's max_k."""
+        cfg = self.config
+        room = self._flat_layout()[4] if room is None else room
+        wanted = max(
+            cfg.max_chunks_per_phase,
+            math.ceil(room / cfg.expected_item_tokens * cfg.flat_pool_factor),
         )
-        resp = self.recaller.recall(
-            self.space,
-            RecallRequest(
-                query=self.request.query,
-                k=k,
-                filters=RecallFilters(time_to=self.as_of),
-                include_superseded=self.request.include_superseded or self.as_of is not None,
-                touch=False,
-                now=self.now,
-                preset=_FLAT_PRESET,
-            ),
-        )
-        hits = self._valid(resp.results)
+        return min(self.recaller.config.max_k, wanted)
+
+    def _flat(self, recalled: tuple[int, list[RecallHit], str] | None = None) -> ContextResponse:
+        """Whole-space recall packed first-fit into the budget. ``recalled`` is a whole-space
+        recall already made (by staged mode before a gate chose flat mode); it is used when
+        it was made with flat mode's k, which makes it the very recall flat mode would make."""
+        cfg = self.config
+        keys, template, budget, section_budget, room = self._flat_layout()
+        k = self._flat_k(room)
+        reused = recalled is not None and recalled[0] == k
+        _, hits, intent = recalled if reused and recalled else self._space_recall(k)
         self.clock.lap("recall")
         items = [
             self._memory_item(h, {"rank": n + 1}, cfg.flat_stage_provenance, None)
@@ -1456,7 +1493,8 @@ class _Run:
         def text_of(chosen: Sequence[int]) -> str:
             if not chosen:
                 return f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
-            return "\n".join([_FLAT_HEADER, _records_text([items[n] for n in sorted(chosen)])])
+            records = self._display_order([items[n] for n in sorted(chosen)])
+            return "\n".join([_FLAT_HEADER, _records_text(records)])
 
         # The packing adds up per-record estimates, each rounded up; the section as rendered
         # counts less, and what it leaves takes further candidates in rank order.
@@ -1465,7 +1503,7 @@ class _Run:
             packed.kept,
             lambda picked: self.est.count(text_of(picked)) <= section_budget,
         )
-        kept = _grouped([items[n] for n in chosen])
+        kept = _grouped(self._display_order([items[n] for n in sorted(chosen)]))
         text = text_of(chosen)
         slot = Slot(keys[0], text, cfg.section_priorities[0], "memory_blocks")
         result = self._decompose(template, [slot])
@@ -1475,7 +1513,9 @@ class _Run:
                 "candidates": len(items),
                 "selected": len(kept),
                 "dropped": len(items) - len(kept),
-                "intent": resp.intent,
+                "intent": intent,
+                "recall": "reused whole-space recall" if reused else "recalled",
+                "recall_k": k,
                 **(
                     {"items": [{"id": i.id, "tokens": i.tokens, "score": i.score} for i in kept]}
                     if self.explain

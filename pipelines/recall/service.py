@@ -115,6 +115,14 @@ class RecallRequest:
     now: datetime | None = None  # question time, for "last March" etc.
     preset: str = DEFAULT_PRESET  # a name from presets.PRESETS
     oversample: int | None = None  # candidates before selection (default from config)
+    # Order of the results: "auto" is time order for event-order questions (with a preset
+    # that has event_order) and rank order otherwise; "relevance" and "time" force one.
+    # Which k memories are returned never depends on it.
+    order: str = "auto"
+
+
+#: Values of ``RecallRequest.order``.
+RESULT_ORDERS = ("auto", "relevance", "time")
 
 
 @dataclass
@@ -311,7 +319,11 @@ class Recaller:
                     selected = self._select(plan, head, scores, embeddings, explain)
                     clock.lap("select")
         final_ids = selected if selected is not None else order[: plan.k]
-        if plan.preset.event_order and plan.intent == Intent.EVENT_ORDER:
+        if request.order == "time" or (
+            request.order == "auto"
+            and plan.preset.event_order
+            and plan.intent == Intent.EVENT_ORDER
+        ):
             final_ids = self._time_order(final_ids, pool)
 
         decision = self._abstain(plan, pool, final_ids, speaker_match)
@@ -362,6 +374,10 @@ class Recaller:
             raise InvalidInput("oversample must be at least k", field="oversample")
         if request.deadline_ms is not None and request.deadline_ms <= 0:
             raise InvalidInput("deadline_ms must be positive", field="deadline_ms")
+        if request.order not in RESULT_ORDERS:
+            raise InvalidInput(
+                f"unknown order {request.order!r}; known: {list(RESULT_ORDERS)}", field="order"
+            )
         f = request.filters
         t_from, t_to = _utc(f.time_from), _utc(f.time_to)
         if t_from is not None and t_to is not None and t_from > t_to:

@@ -90,9 +90,9 @@ class Recording(MnemographSystem):
 
     seen: list[object]
 
-    def recall(self, space, query, config, k):
+    def recall(self, space, query, config, k, order="auto"):
         self.seen.append(query)
-        return super().recall(space, query, config, k)
+        return super().recall(space, query, config, k, order)
 
 
 def test_runner_end_to_end(engine, tmp_path):

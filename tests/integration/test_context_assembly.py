@@ -274,6 +274,14 @@ def test_an_inferred_stage_without_confidence_gives_a_flat_context(engine, conv)
     assert "## Recalled memories" in report.prompt and "## Current stage" not in report.prompt
     assert not any(ids for key, ids in report.included_ids.items() if key != "recalled")
     assert report.included_ids["recalled"]
+    # the gated call packs the whole-space recall it made for the inference (one recall, not
+    # two), which is exactly the recall flat mode makes
+    section = report.report["phases"]["recalled"]
+    assert section["recall"] == "reused whole-space recall"
+    asked = gated.assemble(conv, ContextRequest(unsure[0], 3000, flat=True))
+    assert asked.report["phases"]["recalled"]["recall"] == "recalled"
+    assert asked.report["phases"]["recalled"]["recall_k"] == section["recall_k"]
+    assert asked.included_ids["recalled"] == report.included_ids["recalled"]
     # a confident inference stays staged
     confident = [q for q, r in probes.items() if r["stage"]["confidence"] > 0]
     assert confident, {q: r["stage"]["confidence"] for q, r in probes.items()}
@@ -282,6 +290,33 @@ def test_an_inferred_stage_without_confidence_gives_a_flat_context(engine, conv)
     # a stage the caller names is always used, whatever the query
     named = gated.assemble(conv, ContextRequest(unsure[0], 3000, stage="orion")).report
     assert named["mode"] == "staged" and named["stage"]["used"] is True
+
+
+def test_event_order_questions_pack_by_relevance_and_read_in_time_order(engine, conv):
+    """An event-order question: the memories are chosen by rank (whole-space recall in rank
+    order, not a prefix of the earliest ones) and every memory section shows them in time
+    order."""
+    from pipelines.assemble.service import Assembler, ContextRequest
+    from pipelines.recall.service import Recaller, RecallRequest
+
+    query = "Which came first: the tomatoes or the Orion migration?"
+    timed = Recaller(engine).recall(conv, RecallRequest(query, k=20, touch=False, order="time"))
+    assert timed.intent == "event_order"
+    position = {h.id: n for n, h in enumerate(timed.results)}
+    ranked = Recaller(engine).recall(
+        conv, RecallRequest(query, k=100, touch=False, order="relevance")
+    )
+    assembler = Assembler(engine)
+    small = assembler.assemble(conv, ContextRequest(query, 400, flat=True, headroom=1.0))
+    kept = small.included_ids["recalled"]
+    assert 0 < len(kept) < len(ranked.results)  # the budget holds a few of them
+    assert set(kept) == {h.id for h in ranked.results[: len(kept)]}  # the best-ranked ones
+    assert kept == sorted(kept, key=position.__getitem__)  # shown in time order
+    for stage in (None, "orion"):
+        staged = assembler.assemble(conv, ContextRequest(query, 3000, stage=stage))
+        for section in ("current_stage", "related_prior", "recalled"):
+            ids = staged.included_ids.get(section) or []
+            assert ids == sorted(ids, key=position.__getitem__), (stage, section, ids)
 
 
 def test_a_small_budget_infers_no_stage(engine, conv):

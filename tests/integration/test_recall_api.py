@@ -301,6 +301,23 @@ def test_event_order_questions_come_back_in_time_order(client, conv):
     assert times == sorted(times)
 
 
+def test_order_forces_rank_or_time_order_without_changing_the_results(client, conv):
+    question = "In what order did Alice adopt a puppy and switch jobs?"
+    auto = recall(client, conv["a"], question, k=5)
+    ranked = recall(client, conv["a"], question, k=5, order="relevance")
+    assert ranked["intent"] == "event_order"
+    assert ids(ranked) != ids(auto)  # the question's rank order is not its time order
+    by_time = sorted(ranked["results"], key=lambda h: h["time"])
+    assert [h["id"] for h in by_time] == ids(auto)
+    semantic = recall(client, conv["a"], "golden retriever", k=5)
+    timed = recall(client, conv["a"], "golden retriever", k=5, order="time")
+    assert sorted(ids(timed)) == sorted(ids(semantic))
+    times = [h["time"] for h in timed["results"]]
+    assert times == sorted(times)
+    bad = client.post(f"/v1/spaces/{conv['a']}/recall", json={"query": "x", "order": "newest"})
+    assert bad.status_code == 422 and "order" in bad.text
+
+
 def test_service_interface_with_embeddings(conv, recaller):
     resp = recaller.recall(
         conv["a"],
