@@ -58,11 +58,11 @@ class RecallIn(StrictModel):
     preset: PresetName = Field(  # type: ignore[valid-type]
         DEFAULT_PRESET, description=f"Search configuration, one of {list(PRESETS)}."
     )
-    order: Literal["auto", "relevance", "time"] = Field(
-        "auto",
-        description="Order of the results: 'auto' returns event-order questions ('what "
-        "happened first...') in time order and everything else by rank; 'relevance' and "
-        "'time' force one. It never changes which memories are returned.",
+    order: Literal["relevance", "time", "auto"] = Field(
+        "relevance",
+        description="Order of the results: 'relevance' (rank order), 'time', or 'auto': "
+        "event-order questions ('what happened first...') in time order and everything else "
+        "by rank. It never changes which memories are returned.",
     )
 
 

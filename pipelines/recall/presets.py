@@ -49,7 +49,8 @@ class RecallPreset(BaseModel):
     #: Speakers named in the query: search the content without the names and boost the
     #: memories those speakers said.
     speakers: bool = False
-    #: Event-order questions get their results back in time order.
+    #: Event-order questions get their results back in time order when the request asks
+    #: for ``order="auto"`` (the default order is rank order).
     event_order: bool = False
     #: Lift candidates whose conversation session has other strong candidates
     #: (:func:`~pipelines.recall.fusion.session_boost`), after reranking.

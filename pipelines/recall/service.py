@@ -115,10 +115,12 @@ class RecallRequest:
     now: datetime | None = None  # question time, for "last March" etc.
     preset: str = DEFAULT_PRESET  # a name from presets.PRESETS
     oversample: int | None = None  # candidates before selection (default from config)
-    # Order of the results: "auto" is time order for event-order questions (with a preset
-    # that has event_order) and rank order otherwise; "relevance" and "time" force one.
-    # Which k memories are returned never depends on it.
-    order: str = "auto"
+    # Order of the results: "relevance" (rank order), "time", or "auto": time order for
+    # event-order questions (with a preset that has event_order), rank order otherwise.
+    # Which k memories are returned never depends on it. Rank order is the default: on
+    # LoCoMo, time order cost event-order questions most of their MRR (BENCHMARKS.md,
+    # session 10).
+    order: str = "relevance"
 
 
 #: Values of ``RecallRequest.order``.

@@ -295,6 +295,7 @@ def test_event_order_questions_come_back_in_time_order(client, conv):
         conv["a"],
         "In what order did Alice adopt a puppy and switch jobs?",
         k=5,
+        order="auto",
     )
     assert body["intent"] == "event_order"
     times = [h["time"] for h in body["results"]]
@@ -303,13 +304,14 @@ def test_event_order_questions_come_back_in_time_order(client, conv):
 
 def test_order_forces_rank_or_time_order_without_changing_the_results(client, conv):
     question = "In what order did Alice adopt a puppy and switch jobs?"
-    auto = recall(client, conv["a"], question, k=5)
-    ranked = recall(client, conv["a"], question, k=5, order="relevance")
+    auto = recall(client, conv["a"], question, k=5, order="auto")
+    ranked = recall(client, conv["a"], question, k=5)  # rank order: the default
     assert ranked["intent"] == "event_order"
     assert ids(ranked) != ids(auto)  # the question's rank order is not its time order
     by_time = sorted(ranked["results"], key=lambda h: h["time"])
     assert [h["id"] for h in by_time] == ids(auto)
-    semantic = recall(client, conv["a"], "golden retriever", k=5)
+    semantic = recall(client, conv["a"], "golden retriever", k=5, order="auto")
+    assert ids(semantic) == ids(recall(client, conv["a"], "golden retriever", k=5))
     timed = recall(client, conv["a"], "golden retriever", k=5, order="time")
     assert sorted(ids(timed)) == sorted(ids(semantic))
     times = [h["time"] for h in timed["results"]]
