@@ -70,6 +70,13 @@ def to_native(value: Any) -> Any:
     return convert() if convert is not None else value
 
 
+def as_utc(moment: datetime | None) -> datetime | None:
+    """``moment`` in UTC; a naive datetime is taken to be UTC already."""
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 

@@ -69,7 +69,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -131,7 +131,7 @@ from pipelines.assemble.sections import (
 from pipelines.assemble.stage_inference import density_gate
 from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
 from pipelines.errors import InvalidInput, NotFound
-from pipelines.graph import from_epoch_micros, to_native
+from pipelines.graph import as_utc, from_epoch_micros, to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
 from pipelines.recall.intent import Intent
@@ -315,12 +315,6 @@ class _Clock:
         return self.timings
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def _one_line(text: str, limit: int = 80) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -447,8 +441,8 @@ class Assembler:
         space_data = spaces.get(self.engine.store, space)  # 404 for an unknown space
         config = self._config_for(space_data, request)
         est = self.estimator or CharsPerToken(config.chars_per_token)
-        as_of = _utc(request.as_of)
-        now = _utc(request.now) or as_of
+        as_of = as_utc(request.as_of)
+        now = as_utc(request.now) or as_of
         run = _Run(self, space, request, config, est, template, as_of, now, clock)
         return run.execute()
 
@@ -1157,7 +1151,7 @@ class _Run:
         with_stage: bool,
         stage_name: str | None = None,
     ) -> _Item:
-        moment = _utc(to_native(hit.time))
+        moment = as_utc(to_native(hit.time))
         record = MemoryRecord(
             id=hit.id,
             content=hit.content,

@@ -45,8 +45,7 @@ from pipelines.engine import Engine
 from pipelines.errors import Conflict, NotFound
 from pipelines.graph import Tx, to_native
 from pipelines.ingest.config import GateConfig
-from pipelines.ingest.gate import DuplicateCandidate, near_duplicate
-from pipelines.ingest.gate import _profile as _gate_profile
+from pipelines.ingest.gate import DuplicateCandidate, near_duplicate, text_profile
 
 ABSORBED = ("restatements", "access_count", "heat", "importance")
 
@@ -268,7 +267,7 @@ def lexical_record(
 ) -> LexicalRecord:
     # The write gate's own profile (the rule near_duplicate applies), so blocking never
     # disagrees with the final check.
-    prof = _gate_profile(text)
+    prof = text_profile(text)
     group: Any = (prof.names, prof.numbers, prof.negated)
     if same_speaker:
         group = (_speaker(speaker), role, kind, *group)

@@ -254,7 +254,7 @@ _WORDS = re.compile(r"\w[\w'.-]*")
 
 
 @dataclass(frozen=True, slots=True)
-class _Profile:
+class TextProfile:
     """What must agree between two texts for one to be a restatement of the other."""
 
     normalised: str
@@ -266,7 +266,7 @@ class _Profile:
     negated: bool
 
 
-def _profile(text: str) -> _Profile:
+def text_profile(text: str) -> TextProfile:
     tokens = match_tokens(text)
     content = frozenset(t for t in tokens if t not in STOP_WORDS) or frozenset(tokens)
     names = frozenset(
@@ -276,7 +276,7 @@ def _profile(text: str) -> _Profile:
         for folded in match_tokens(word)
         if folded not in STOP_WORDS
     )
-    return _Profile(
+    return TextProfile(
         normalised=" ".join(tokens),
         content=content,
         numbers=frozenset(t for t in tokens if any(ch.isdigit() for ch in t)),
@@ -309,11 +309,11 @@ def near_duplicate(
     cfg = config or _DEFAULT_GATE
     if not candidates:
         return None
-    mine = _profile(text)
+    mine = text_profile(text)
     cosines = _cosines(embedding, [c.embedding for c in candidates])
     best: DuplicateMatch | None = None
     for candidate, cosine in zip(candidates, cosines, strict=True):
-        other = _profile(candidate.text)
+        other = text_profile(candidate.text)
         lexical = _jaccard(mine.content, other.content)
         if other.normalised != mine.normalised and (
             cosine < cfg.merge_similarity

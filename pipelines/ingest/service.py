@@ -25,7 +25,7 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput
-from pipelines.graph import Tx
+from pipelines.graph import Tx, as_utc
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
 from pipelines.ingest.entities import EntityExtractor, EntityMention, cooccurrence_pairs
 from pipelines.ingest.facts import extract_facts
@@ -134,12 +134,6 @@ class _Item:
     facts: int = 0
 
 
-def _utc(t: datetime | None) -> datetime | None:
-    if t is None:
-        return None
-    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
-
-
 class Ingestor:
     """Write-path service. Stateless apart from the engine and configuration."""
 
@@ -200,7 +194,7 @@ class Ingestor:
                     speaker=mem.speaker,
                     kind=mem.kind,
                     tags=list(mem.tags),
-                    event_time=_utc(mem.time) or now,
+                    event_time=as_utc(mem.time) or now,
                     session_id=mem.session_id,
                     turn_index=None,
                     stage_label=mem.stage,
@@ -255,8 +249,8 @@ class Ingestor:
 
     def _session_items(self, session: SessionIn, prefix: str) -> list[_Item]:
         self._check_limit(len(session.turns), prefix)
-        start = _utc(session.started_at)
-        times = [_utc(t.time) for t in session.turns]
+        start = as_utc(session.started_at)
+        times = [as_utc(t.time) for t in session.turns]
         base = start or next((t for t in times if t), None) or datetime.now(UTC)
         items = []
         for i, turn in enumerate(session.turns):

@@ -37,7 +37,7 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
-from pipelines.graph import from_epoch_micros
+from pipelines.graph import as_utc, from_epoch_micros
 from pipelines.ingest.entities import canonicalize
 from pipelines.recall.abstain import (
     AbstentionDecision,
@@ -209,12 +209,6 @@ def _ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
     return [item_id for _, item_id in sorted(scored, key=lambda p: (-p[0], p[1]))]
 
 
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
 def _cosine_from_neo4j(score: float) -> float:
     """Neo4j reports cosine similarity normalised to [0, 1] as (1 + cos) / 2."""
     return 2.0 * score - 1.0
@@ -381,7 +375,7 @@ class Recaller:
                 f"unknown order {request.order!r}; known: {list(RESULT_ORDERS)}", field="order"
             )
         f = request.filters
-        t_from, t_to = _utc(f.time_from), _utc(f.time_to)
+        t_from, t_to = as_utc(f.time_from), as_utc(f.time_to)
         if t_from is not None and t_to is not None and t_from > t_to:
             raise InvalidInput("time_from is after time_to", field="filters.time_from")
         return query
@@ -415,7 +409,7 @@ class Recaller:
             s: (w if s in preset.signals else 0.0)
             for s, w in cfg.weights_for(profile_intent).items()
         }
-        now = _utc(request.now) or datetime.now(UTC)
+        now = as_utc(request.now) or datetime.now(UTC)
         named, query_speakers, content = self._speakers(query, profile, preset)
         subqueries: list[str] = []
         if preset.decompose and weights[SIGNAL_VECTOR] > 0.0:
@@ -513,8 +507,8 @@ class Recaller:
             "statuses": list(
                 WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES
             ),
-            "time_from": _utc(f.time_from),
-            "time_to": _utc(f.time_to),
+            "time_from": as_utc(f.time_from),
+            "time_to": as_utc(f.time_to),
             "roles": f.roles,
             "speakers": [s.casefold() for s in f.speakers] if f.speakers is not None else None,
             "kinds": f.kinds,
@@ -638,8 +632,8 @@ class Recaller:
                 continue
             out.append(
                 {
-                    "start": _utc(w.start) or _FAR_PAST,
-                    "end": _utc(w.end) or _FAR_FUTURE,
+                    "start": as_utc(w.start) or _FAR_PAST,
+                    "end": as_utc(w.end) or _FAR_FUTURE,
                 }
             )
         return out
