@@ -108,7 +108,7 @@ class ReferenceBaselines:
         return scores
 
     def recall(
-        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+        self, space: str, query: QueryInput, config: str, k: int, order: str | None = None
     ) -> Retrieval:
         """BM25 and dense ranks; ``order`` is accepted and moot (always rank order)."""
         idx = self._spaces[space]

@@ -171,16 +171,12 @@ class MnemographSystem:
         return self._recall_api
 
     def recall(
-        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+        self, space: str, query: QueryInput, config: str, k: int, order: str | None = None
     ) -> Retrieval:
         _, request_cls, _ = self._api()
+        ordered = {} if order is None else {"order": order}  # None: the API's default order
         req = request_cls(
-            query=query.text,
-            k=k,
-            touch=False,
-            now=query.question_time,
-            preset=config,
-            order=order,
+            query=query.text, k=k, touch=False, now=query.question_time, preset=config, **ordered
         )
         t0 = time.perf_counter()
         resp = self.recaller.recall(space, req)

@@ -143,10 +143,10 @@ class RecallSystem(Protocol):
     def prepare(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats: ...
 
     def recall(
-        self, space: str, query: QueryInput, config: str, k: int, order: str = "auto"
+        self, space: str, query: QueryInput, config: str, k: int, order: str | None = None
     ) -> Retrieval:
-        """``k`` hits for ``query``; ``order`` "relevance" asks for rank order even where the
-        system would answer in time order (event-order questions), for packing a context."""
+        """``k`` hits for ``query`` in the system's default order, or ``order`` ("relevance":
+        rank order, which a context packer needs, whatever the system's default)."""
         ...
 
     def pool_size(self, space: str) -> dict[str, int]: ...

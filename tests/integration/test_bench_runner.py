@@ -90,7 +90,7 @@ class Recording(MnemographSystem):
 
     seen: list[object]
 
-    def recall(self, space, query, config, k, order="auto"):
+    def recall(self, space, query, config, k, order=None):
         self.seen.append(query)
         return super().recall(space, query, config, k, order)
 

@@ -115,7 +115,7 @@ class RecordingSystem:
         sessions = self.prepared[space]
         return {"memories": sum(len(s.turns) for s in sessions), "sessions": len(sessions)}
 
-    def recall(self, space, query, config, k, order="auto"):
+    def recall(self, space, query, config, k, order=None):
         assert type(query) is QueryInput
         self.queries.append(query)
         words = {w.strip("?!.").lower() for w in query.text.split()}
