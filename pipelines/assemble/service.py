@@ -223,6 +223,16 @@ def _costs(items: Sequence[_Item]) -> list[int]:
     return grouped_costs([(i.group, i.tokens, i.group_tokens) for i in items])
 
 
+@dataclass
+class _SpaceRecall:
+    """One whole-space recall of an assembly: the k asked for, the hits valid at ``as_of``
+    (rank order), and the query's intent."""
+
+    k: int
+    hits: list[RecallHit]
+    intent: str
+
+
 def _grouped(items: Sequence[_Item]) -> list[_Item]:
     """A section's items in display order: each ``[when | stage]`` group together, groups in
     the order of their best-ranked item, rank order inside a group (summaries keep theirs)."""
@@ -752,7 +762,7 @@ class _Run:
         may_go_flat = current is None and cfg.flat_below_confidence is not None
         global_k = self._global_k(most[1], self._flat_k() if may_go_flat else 0)
         space_recall = self._space_recall(global_k) if need_global and has_stages else None
-        global_hits = space_recall[1] if space_recall else []
+        global_hits = space_recall.hits if space_recall else []
         stages = {s.id: s for s in (_stage_row(r) for r in stages_ahead.result())}
         self.clock.lap("global_recall")
         if current is None:
@@ -936,7 +946,7 @@ class _Run:
         reason: str,
         stage: _Stage | None,
         how: str,
-        recalled: tuple[int, list[RecallHit], str] | None = None,
+        recalled: _SpaceRecall | None = None,
         **details: Any,
     ) -> ContextResponse:
         """A gate chose flat mode over a staged assembly: say why, report the stage (not
@@ -997,10 +1007,10 @@ class _Run:
         wanted = max(cfg.stage_inference_hits, 2 * related, at_least)
         return min(self.recaller.config.max_k, wanted)
 
-    def _space_recall(self, k: int) -> tuple[int, list[RecallHit], str]:
+    def _space_recall(self, k: int) -> _SpaceRecall:
         """Recall over the whole space, in rank order (event-order questions too: what is
         packed is chosen by relevance, and shown in time order by :meth:`_display_order`):
-        ``(k, valid hits, intent)``. Stage inference votes with it, Phase 2 ranks other
+        the hits valid at ``as_of``. Stage inference votes with it, Phase 2 ranks other
         stages' memories by it, and flat mode packs it."""
         resp = self.recaller.recall(
             self.space,
@@ -1016,7 +1026,7 @@ class _Run:
             ),
         )
         self.time_order = resp.intent == str(Intent.EVENT_ORDER)
-        return k, self._valid(resp.results), resp.intent
+        return _SpaceRecall(k, self._valid(resp.results), resp.intent)
 
     def _display_order(self, items: Sequence[_Item]) -> list[_Item]:
         """Memory records as a section shows them: for event-order questions in time order
@@ -1463,15 +1473,16 @@ class _Run:
         )
         return min(self.recaller.config.max_k, wanted)
 
-    def _flat(self, recalled: tuple[int, list[RecallHit], str] | None = None) -> ContextResponse:
+    def _flat(self, recalled: _SpaceRecall | None = None) -> ContextResponse:
         """Whole-space recall packed first-fit into the budget. ``recalled`` is a whole-space
         recall already made (by staged mode before a gate chose flat mode); it is used when
         it was made with flat mode's k, which makes it the very recall flat mode would make."""
         cfg = self.config
         keys, template, budget, section_budget, room = self._flat_layout()
         k = self._flat_k(room)
-        reused = recalled is not None and recalled[0] == k
-        _, hits, intent = recalled if reused and recalled else self._space_recall(k)
+        reused = recalled is not None and recalled.k == k
+        space_recall = recalled if recalled is not None and reused else self._space_recall(k)
+        hits, intent = space_recall.hits, space_recall.intent
         self.clock.lap("recall")
         items = [
             self._memory_item(h, {"rank": n + 1}, cfg.flat_stage_provenance, None)
