@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from app.schemas.common import StrictModel
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.presets import DEFAULT_PRESET, PRESETS
+from pipelines.recall.service import ResultOrder
 
 _CFG = DEFAULT_RECALL_CONFIG
 PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
@@ -58,7 +59,7 @@ class RecallIn(StrictModel):
     preset: PresetName = Field(  # type: ignore[valid-type]
         DEFAULT_PRESET, description=f"Search configuration, one of {list(PRESETS)}."
     )
-    order: Literal["relevance", "time", "auto"] = Field(
+    order: ResultOrder = Field(
         "relevance",
         description="Order of the results: 'relevance' (rank order), 'time', or 'auto': "
         "event-order questions ('what happened first...') in time order and everything else "

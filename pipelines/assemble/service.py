@@ -1481,8 +1481,9 @@ class _Run:
         keys, template, budget, section_budget, room = self._flat_layout()
         k = self._flat_k(room)
         reused = recalled is not None and recalled.k == k
-        space_recall = recalled if recalled is not None and reused else self._space_recall(k)
-        hits, intent = space_recall.hits, space_recall.intent
+        if recalled is None or not reused:
+            recalled = self._space_recall(k)
+        hits, intent = recalled.hits, recalled.intent
         self.clock.lap("recall")
         items = [
             self._memory_item(h, {"rank": n + 1}, cfg.flat_stage_provenance, None)
@@ -1495,11 +1496,13 @@ class _Run:
             [(i.group, i.group_tokens) for i in items],
         )
 
+        def records_of(chosen: Sequence[int]) -> list[_Item]:
+            return self._display_order([items[n] for n in sorted(chosen)])
+
         def text_of(chosen: Sequence[int]) -> str:
             if not chosen:
                 return f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"
-            records = self._display_order([items[n] for n in sorted(chosen)])
-            return "\n".join([_FLAT_HEADER, _records_text(records)])
+            return "\n".join([_FLAT_HEADER, _records_text(records_of(chosen))])
 
         # The packing adds up per-record estimates, each rounded up; the section as rendered
         # counts less, and what it leaves takes further candidates in rank order.
@@ -1508,7 +1511,7 @@ class _Run:
             packed.kept,
             lambda picked: self.est.count(text_of(picked)) <= section_budget,
         )
-        kept = _grouped(self._display_order([items[n] for n in sorted(chosen)]))
+        kept = _grouped(records_of(chosen))
         text = text_of(chosen)
         slot = Slot(keys[0], text, cfg.section_priorities[0], "memory_blocks")
         result = self._decompose(template, [slot])

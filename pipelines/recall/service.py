@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -103,6 +103,11 @@ class RecallFilters:
     exclude_ids: list[str] | None = None
 
 
+ResultOrder = Literal["relevance", "time", "auto"]
+"""Values of ``RecallRequest.order`` (the API's ``order`` field uses the same type)."""
+RESULT_ORDERS: tuple[str, ...] = get_args(ResultOrder)
+
+
 @dataclass
 class RecallRequest:
     query: str
@@ -120,11 +125,7 @@ class RecallRequest:
     # Which k memories are returned never depends on it. Rank order is the default: on
     # LoCoMo, time order cost event-order questions most of their MRR (BENCHMARKS.md,
     # session 10).
-    order: str = "relevance"
-
-
-#: Values of ``RecallRequest.order``.
-RESULT_ORDERS = ("auto", "relevance", "time")
+    order: ResultOrder = "relevance"
 
 
 @dataclass
