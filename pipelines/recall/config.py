@@ -191,6 +191,11 @@ class RecallConfig(BaseModel):
     context_signals_add_candidates: bool = False
 
     # --- service (I/O side)
+    #: Send the signals that need no query embedding (full-text, entities, heat, recency) to
+    #: Neo4j on a second connection while the query is being embedded, and the vector signals
+    #: after it: two concurrent round trips instead of one after the embedding. The results
+    #: are the same either way (candidates are merged by id; rankings break ties by id).
+    concurrent_signals: bool = True
     #: Full-text hits are post-filtered to the space like vector hits: over-fetch likewise.
     fulltext_overfetch_max: PositiveInt = 5_000
     #: Weight of each extra sub-query's vector ranking, relative to the vector weight.

@@ -5,10 +5,13 @@ Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones sho
 1. **understand** (pure): clean the query, classify its intent (weight profile), extract
    keywords, the entity keys and speakers it names, its time expressions, sub-queries.
 2. **embed**: the query (and sub-queries) with the engine's embedding model.
-3. **candidates**: ONE Cypher round trip (``recall/candidates``) returns the candidates of
+3. **candidates**: ONE Cypher statement (``recall/candidates``) returns the candidates of
    every signal — vector (exact scan for small spaces, else the approximate index,
    over-fetched and post-filtered), full-text (escaped Lucene), entities named in the query
-   (MENTIONS) — scoped to the space, filtered by status and the request's filters.
+   (MENTIONS) — scoped to the space, filtered by status and the request's filters. With
+   ``concurrent_signals`` it runs twice, concurrently: the signals that need no embedding
+   are sent before step 2 starts, the vector signals after it (``candidates`` then times
+   only the wait after embedding).
 4. **fuse** (pure): weighted RRF of the signal rankings, heat and recency ranking the pool,
    then multiplicative boosts for time windows, speakers named in the query, and the
    conversation sessions those speakers took part in (where that separates candidates).
@@ -28,6 +31,7 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, get_args
@@ -238,6 +242,9 @@ class _Clock:
 
 
 _MAX_CACHED_SCOPES = 4_096
+#: Threads that run the embedding-free half of the candidates query (concurrent_signals);
+#: shared by every Recaller. A worker only waits for Neo4j, never for another task.
+_SIGNAL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="recall-signals")
 
 
 class Recaller:
@@ -273,10 +280,17 @@ class Recaller:
         plan = self._plan(request, query, profile)
         clock.lap("understand")
 
+        lexical = None
+        if self.config.concurrent_signals and self._needs_embedding(plan):
+            # the signals that need no embedding go to Neo4j now, while the query is embedded
+            params = self._candidate_params(space, request, plan, profile, [])
+            if params["fulltext"] or params["entity_keys"] or params["context_k"]:
+                read = self.engine.store.read
+                lexical = _SIGNAL_THREADS.submit(read, "recall/candidates", **params)
         vectors = self._embed(plan)
         clock.lap("embed")
 
-        pool = self._candidates(space, request, plan, vectors, profile)
+        pool = self._candidates(space, request, plan, vectors, profile, lexical)
         if not pool:
             spaces.require(self.engine.store, space)  # nothing found: is there a space at all?
         clock.lap("candidates")
@@ -490,8 +504,12 @@ class Recaller:
                 self._profiles[space] = profile
         return profile
 
+    @staticmethod
+    def _needs_embedding(plan: _Plan) -> bool:
+        return plan.weights[SIGNAL_VECTOR] > 0.0 or plan.preset.rerank
+
     def _embed(self, plan: _Plan) -> np.ndarray | None:
-        if plan.weights[SIGNAL_VECTOR] <= 0.0 and not plan.preset.rerank:
+        if not self._needs_embedding(plan):
             return None
         return self.engine.embedder.encode([plan.vector_text, *plan.subqueries])
 
@@ -526,12 +544,71 @@ class Recaller:
         plan: _Plan,
         vectors: np.ndarray | None,
         profile: _Profile,
+        lexical: Future[list[dict[str, Any]]] | None = None,
     ) -> dict[str, _Candidate]:
+        """Every signal's candidates. ``lexical``: the embedding-free signals, already sent
+        (``concurrent_signals``); then only the vector signals are asked for here."""
+        cfg = self.config
+        use_vector = vectors is not None and plan.weights[SIGNAL_VECTOR] > 0.0
+        embeddings = [v.tolist() for v in vectors] if use_vector and vectors is not None else []
+        params = self._candidate_params(space, request, plan, profile, embeddings)
+        if lexical is None:
+            pool = self._parse_candidates(self.engine.store.read("recall/candidates", **params))
+        else:
+            params.update(fulltext=None, entity_keys=[], context_k=0)
+            pool = (
+                self._parse_candidates(self.engine.store.read("recall/candidates", **params))
+                if embeddings
+                else {}
+            )
+            self._merge(pool, self._parse_candidates(lexical.result()))
+        # Adaptive over-fetch: the approximate index is searched globally and post-filtered;
+        # when the space's share came back short, ask again (vector only) with a larger k.
+        vector_k = params["vector_k"]
+        selectivity = profile.size / profile.total
+        attempt = 0
+        while embeddings and not params["exact"] and params["exact_stages"] is None:
+            got = sum(1 for c in pool.values() if SIGNAL_VECTOR in c.raw)
+            fetch = params["vector_fetch"]
+            if got >= min(vector_k, profile.size) or fetch >= cfg.vector_overfetch_max:
+                break
+            attempt += 1
+            larger = cfg.vector_fetch_size(
+                vector_k, space_size=profile.size, filter_selectivity=selectivity, attempt=attempt
+            )
+            if larger <= fetch:  # an over-fetch factor of 1 never grows: stop, do not spin
+                break
+            params.update(
+                fulltext=None, entity_keys=[], windows=[], context_k=0, vector_fetch=larger
+            )
+            self._merge(
+                pool,
+                self._parse_candidates(self.engine.store.read("recall/candidates", **params)),
+            )
+        return pool
+
+    @staticmethod
+    def _merge(pool: dict[str, _Candidate], more: dict[str, _Candidate]) -> None:
+        """Add ``more``'s candidates to ``pool``; a memory in both keeps every signal."""
+        for item_id, cand in more.items():
+            if item_id in pool:
+                pool[item_id].raw.update(cand.raw)
+            else:
+                pool[item_id] = cand
+
+    def _candidate_params(
+        self,
+        space: str,
+        request: RecallRequest,
+        plan: _Plan,
+        profile: _Profile,
+        embeddings: list[list[float]],
+    ) -> dict[str, Any]:
+        """Parameters of ``recall/candidates``; no ``embeddings``: no vector signals."""
         cfg = self.config
         per = cfg.candidates_per_signal
         selectivity = profile.size / profile.total
-        use_vector = vectors is not None and plan.weights[SIGNAL_VECTOR] > 0.0
-        embeddings = [v.tolist() for v in vectors] if use_vector and vectors is not None else []
+        use_vector = bool(embeddings)
         filters = self._filter_params(request)
         exact = cfg.use_exact_scan(profile.size)
         exact_stages = None
@@ -578,33 +655,7 @@ class Recaller:
             "context_k": context_k,
             "query_speakers": [s.casefold() for s in plan.query_speakers],
         }
-        rows = self.engine.store.read("recall/candidates", **params)
-        pool = self._parse_candidates(rows)
-        # Adaptive over-fetch: the approximate index is searched globally and post-filtered;
-        # when the space's share came back short, ask again (vector only) with a larger k.
-        attempt = 0
-        while embeddings and not exact and exact_stages is None:
-            got = sum(1 for c in pool.values() if SIGNAL_VECTOR in c.raw)
-            fetch = params["vector_fetch"]
-            if got >= min(vector_k, profile.size) or fetch >= cfg.vector_overfetch_max:
-                break
-            attempt += 1
-            larger = cfg.vector_fetch_size(
-                vector_k, space_size=profile.size, filter_selectivity=selectivity, attempt=attempt
-            )
-            if larger <= fetch:  # an over-fetch factor of 1 never grows: stop, do not spin
-                break
-            params.update(
-                fulltext=None, entity_keys=[], windows=[], context_k=0, vector_fetch=larger
-            )
-            for item_id, cand in self._parse_candidates(
-                self.engine.store.read("recall/candidates", **params)
-            ).items():
-                if item_id in pool:
-                    pool[item_id].raw.update(cand.raw)
-                else:
-                    pool[item_id] = cand
-        return pool
+        return params
 
     def _exact_stage_scope(self, space: str, stages: list[str]) -> list[str] | None:
         """The stage filter's ids when its stages are small enough to scan exactly (through

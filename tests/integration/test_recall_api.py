@@ -437,13 +437,15 @@ def test_memories_carry_their_fulltext_space_tag_and_the_data_step_restores_it(e
 # ----------------------------------------------------------------------------- query plans
 
 
-def _spy_candidates(engine, monkeypatch) -> list[dict]:
-    """Record the parameters of every ``recall/candidates`` call (the call still runs)."""
+def _spy_candidates(engine, monkeypatch, *, vector_only: bool = True) -> list[dict]:
+    """Record the parameters of every ``recall/candidates`` call (the call still runs); by
+    default only the calls with vector signals (with ``concurrent_signals`` the signals that
+    need no embedding are a separate call)."""
     seen: list[dict] = []
     read = engine.store.read
 
     def spy(statement, /, **params):
-        if statement == "recall/candidates":
+        if statement == "recall/candidates" and (params["embeddings"] or not vector_only):
             seen.append(params)
         return read(statement, **params)
 
@@ -476,6 +478,34 @@ def test_a_small_stage_of_a_big_space_is_scanned_exactly(engine, conv, monkeypat
     body = tiny.recall(conv["a"], request)
     assert seen[0]["exact"] is False and seen[0]["exact_stages"] is None
     assert body.results and all(r.id.startswith("a-s2#") for r in body.results)
+
+
+@pytest.mark.parametrize("preset", ["full", "fused", "fulltext", "dense"])
+def test_concurrent_signals_change_nothing_but_the_round_trips(engine, conv, monkeypatch, preset):
+    """The embedding-free signals go to Neo4j while the query is embedded, the vector signals
+    after: the same results and scores as one combined round trip."""
+    seen = _spy_candidates(engine, monkeypatch, vector_only=False)
+    one = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"concurrent_signals": False}))
+    two = Recaller(engine)
+    assert two.config.concurrent_signals  # the default
+    for query in ["What did Alice adopt?", "Bob's cello lessons in June", "golden retriever"]:
+        request = RecallRequest(query, k=8, touch=False, preset=preset, explain=True)
+        seen.clear()
+        want = one.recall(conv["a"], request)
+        assert len(seen) == 1
+        seen.clear()
+        got = two.recall(conv["a"], request)
+        assert [(r.id, r.score) for r in got.results] == [(r.id, r.score) for r in want.results]
+        assert [r.explain for r in got.results] == [r.explain for r in want.results]
+        assert got.abstain == want.abstain and got.candidates == want.candidates
+        if preset in ("fulltext", "dense"):  # one half has nothing to ask: one round trip
+            assert len(seen) == 1
+            continue
+        lexical = [p for p in seen if not p["embeddings"]]
+        vector = [p for p in seen if p["embeddings"]]
+        assert len(lexical) == 1 and len(vector) == 1
+        assert vector[0]["fulltext"] is None and vector[0]["entity_keys"] == []
+        assert lexical[0]["windows"] == [] and lexical[0]["exact_stages"] is None
 
 
 def test_a_stage_filter_size_is_read_once_per_ttl(engine, conv, monkeypatch):
