@@ -198,6 +198,7 @@ class MnemographSystem:
             candidates=getattr(resp, "candidates", None),
             latency_ms=latency,
             timings_ms=dict(getattr(resp, "timings_ms", None) or {}),
+            intent=getattr(resp, "intent", None),
         )
 
 

@@ -38,6 +38,39 @@ def _pool(pool: dict[str, Any]) -> str:
     )
 
 
+def _intent_table(configs: dict[str, Any]) -> list[str]:
+    """Per intent the system classified (its own label, not gold data): a table of every
+    configuration that reports intents (the reference baselines do not)."""
+    rows = []
+    for config, c in configs.items():
+        by_turn = c["turn"].get("by_intent") or {}
+        by_session = c["session"].get("by_intent") or {}
+        if not by_turn or set(by_turn) == {"(none)"}:
+            continue
+        for intent in sorted(by_turn, key=lambda i: -by_turn[i]["n"]):
+            t, s = by_turn[intent], by_session.get(intent, {})
+            rows.append(
+                [
+                    PRESET_LABELS.get(config, config),
+                    intent,
+                    str(t["n"]),
+                    _f(t.get("R@10")),
+                    _f(t.get("MRR")),
+                    _f(s.get("R@10")),
+                    _f(s.get("MRR")),
+                ]
+            )
+    if not rows:
+        return []
+    header = ["config", "intent", "n", "turn R@10", "turn MRR", "sess R@10", "sess MRR"]
+    return [
+        "Per intent (the intent the system classified the question as; n):",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -169,6 +202,7 @@ def recall_markdown(result: dict[str, Any], images: Sequence[Path] = ()) -> str:
                 rows.append(row)
             lines += _table(["config", *cats], rows)
             lines.append("")
+        lines += _intent_table(sres["configs"])
         status = sres.get("context_status") or {}
         if status:
             lines += [

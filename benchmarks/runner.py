@@ -93,6 +93,7 @@ class Outcome:
     abstain: bool
     latency_ms: float
     candidates: int | None = None
+    intent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,7 @@ def collect(
                         abstain=r.abstain,
                         latency_ms=r.latency_ms,
                         candidates=r.candidates,
+                        intent=r.intent,
                     )
 
                 run.outcomes.extend(_map(ask, questions, options, f"{setting} {label} {config}"))
@@ -347,6 +349,7 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
     for config in options.configs:
         outs = by_config.get(config, [])
         turn_items, session_items, answerable_t, answerable_s = [], [], [], []
+        turn_by_intent, session_by_intent = [], []
         abst = []
         for o in outs:
             g = gold[(o.conversation, o.question)]
@@ -357,6 +360,10 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
             js = M.Judged(g.category, o.sessions, g.sessions)
             turn_items.append(jt)
             session_items.append(js)
+            # the system's own intent label (never gold data): a per-intent view of the same
+            intent = o.intent or "(none)"
+            turn_by_intent.append(M.Judged(intent, o.ids, g.turns))
+            session_by_intent.append(M.Judged(intent, o.sessions, g.sessions))
             if not g.unanswerable:
                 answerable_t.append(jt)
                 answerable_s.append(js)
@@ -368,11 +375,13 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
                 **M.retrieval_metrics(turn_items, options.ks),
                 "answerable": M.retrieval_metrics(answerable_t, options.ks),
                 "by_category": M.by_category(turn_items, options.ks),
+                "by_intent": M.by_category(turn_by_intent, options.ks),
             },
             "session": {
                 **M.retrieval_metrics(session_items, options.ks),
                 "answerable": M.retrieval_metrics(answerable_s, options.ks),
                 "by_category": M.by_category(session_items, options.ks),
+                "by_intent": M.by_category(session_by_intent, options.ks),
             },
             "abstention": M.abstention_metrics(abst),
             "latency": M.latency_summary([o.latency_ms for o in outs]),

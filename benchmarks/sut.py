@@ -112,6 +112,8 @@ class Retrieval:
     candidates: int | None = None
     latency_ms: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: The query intent the system classified (for per-intent tables); None if it has none.
+    intent: str | None = None
 
 
 @dataclass

@@ -130,6 +130,7 @@ class RecordingSystem:
             hits=[Hit(i, sid, content=c) for _, i, sid, c in hits[:k]],
             abstain=not hits,
             latency_ms=1.0,
+            intent="semantic" if config == "a" else None,  # "b" classifies nothing
         )
 
     def drop(self, space):
@@ -176,6 +177,12 @@ def test_collection_never_touches_gold_and_scoring_uses_it(setting):
         # the fake finds q1's turn t1 at rank 1 ("bought a <word>" shares the most words)
         assert c["turn"]["by_category"]["single-hop"]["R@1"] == 1.0
         assert c["abstention"]["tp"] + c["abstention"]["fn"] == 2
+    # per intent: the system's own label, over the same questions
+    by_intent = {c: result["configs"][c]["turn"]["by_intent"] for c in ("a", "b")}
+    assert {i: m["n"] for i, m in by_intent["a"].items()} == {"semantic": 6}
+    assert {i: m["n"] for i, m in by_intent["b"].items()} == {"(none)": 6}
+    assert by_intent["a"]["semantic"]["R@1"] == result["configs"]["a"]["turn"]["R@1"]
+    assert result["configs"]["a"]["session"]["by_intent"]["semantic"]["n"] == 6
     assert set(result["context"]["flat"]) == {"20", "60"}
 
 

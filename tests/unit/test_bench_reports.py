@@ -28,6 +28,9 @@ def recall_result() -> dict:
         }
         for c in ("dense", "full")
     }
+    for c in ("turn", "session"):  # intents: only "full" has them
+        configs["full"][c] = {**configs["full"][c], "by_intent": {"temporal": _metrics(0.25)}}
+        configs["dense"][c] = {**configs["dense"][c], "by_intent": {"(none)": _metrics(0.5)}}
     ctx = {
         "n": 3,
         "any": 0.7,
@@ -83,6 +86,9 @@ def test_recall_report_files(tmp_path):
     md = files["markdown"].read_text()
     assert "## Setting: scale" in md and "| full |" in md and "10 mem (8–12)" in md
     assert "![unit-report-by-config](unit-report-by-config.png)" in md
+    assert "Per intent" in md
+    assert "| full | temporal | 3 | 0.250 | 0.250 | 0.250 | 0.250 |" in md
+    assert "(none)" not in md  # a configuration without intents gets no rows
 
 
 def test_perf_report_files(tmp_path):
