@@ -55,6 +55,10 @@ class RecallPreset(BaseModel):
     #: Lift candidates whose conversation session has other strong candidates
     #: (:func:`~pipelines.recall.fusion.session_boost`), after reranking.
     session_support: bool = False
+    #: Scale down conversation turns that end by asking a question
+    #: (``question_turn_factor``): a question asks for information and rarely holds it; the
+    #: answer does. Other kinds of memory (a note that asks something) are left alone.
+    question_prior: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
@@ -94,7 +98,8 @@ FULL = FUSED_RERANK.model_copy(
     update={
         "name": "full",
         "description": "fused_rerank + speakers named in the query, time expressions, "
-        "session support, time order for event-order questions and MMR selection.",
+        "session support, the question prior, time order for event-order questions and "
+        "MMR selection.",
         "selection": True,
         # Multi-query decomposition changed nothing on LoCoMo (same R@10 and MRR), so the
         # default leaves it off; a preset or request can still turn it on.
@@ -103,6 +108,7 @@ FULL = FUSED_RERANK.model_copy(
         "speakers": True,
         "event_order": True,
         "session_support": True,
+        "question_prior": True,
     }
 )
 

@@ -300,6 +300,16 @@ MIN_PHRASE_BOOST = 0.001
 MAX_PHRASE_BOOST = 1000.0
 
 
+_TRAILING = " \t\r\n\"'“”‘’)]}»"
+
+
+def ends_with_question(text: str) -> bool:
+    """Whether ``text`` ends by asking a question ("Wow, great! What did you paint?"), closing
+    quotes and brackets aside. A turn that only asks in passing ("Did I tell you? I got the
+    job.") does not."""
+    return text.rstrip(_TRAILING).endswith(("?", "？"))
+
+
 def escape_lucene(term: str) -> str:
     """Backslash-escape every Lucene special character in ``term``."""
     return "".join("\\" + ch if ch in LUCENE_SPECIAL_CHARS else ch for ch in term)

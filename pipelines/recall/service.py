@@ -69,6 +69,7 @@ from pipelines.recall.query import (
     build_fulltext_query,
     clean_query,
     decompose_query,
+    ends_with_question,
     extract_keywords,
     find_speakers,
     resolve_time_expressions,
@@ -839,6 +840,12 @@ class Recaller:
             factor = cfg.speaker_session_boost_factor
             if with_speaker and len(with_speaker) < len(pool) and factor != 1.0:
                 boost(with_speaker, factor, "speaker_session")
+        if plan.preset.question_prior and cfg.question_turn_factor != 1.0:
+            asking = {
+                c.id for c in pool.values() if c.kind == "turn" and ends_with_question(c.text)
+            }
+            if asking:
+                boost(asking, cfg.question_turn_factor, "question")
         details: dict[str, dict[str, Any]] = {}
         if explain:
             for f in fused:

@@ -11,6 +11,7 @@ from pipelines.recall.query import (
     build_fulltext_query,
     clean_query,
     decompose_query,
+    ends_with_question,
     escape_lucene,
     extract_keywords,
     find_speakers,
@@ -328,3 +329,24 @@ def test_scope_fulltext_query_requires_the_space_without_scoring_it():
     assert scope_fulltext_query(q, tag) == f"+space_tag:{tag}^0 +text:({q})"
     with pytest.raises(ValueError):
         scope_fulltext_query(q, "sp x) OR (*")
+
+
+# --- ends_with_question
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Wow, that's great! What did you paint?", True),
+        ("How was the support group?  ", True),
+        ('She asked "are you coming?"', True),  # closing quotes aside
+        ("Did you like it?)", True),
+        ("Where? 你好？", True),  # a full-width question mark
+        ("Did I tell you? I got the job.", False),  # asks in passing, then tells
+        ("I went to the LGBTQ support group yesterday.", False),
+        ("", False),
+        ("???", True),
+    ],
+)
+def test_ends_with_question(text: str, asks: bool) -> None:
+    assert ends_with_question(text) is asks
