@@ -629,3 +629,43 @@ def test_entity_expansions_start_from_the_entity(engine, conv, statement, params
     ops = _operators(plan)
     mentions = [(op, d) for op, d in ops if "MENTIONS" in d]
     assert mentions and all(op == "Expand(All)" for op, _ in mentions), mentions
+
+
+# ----------------------------------------------------------------------------- question prior
+
+
+def test_question_turns_are_scaled_down_in_full_only(client, engine, recaller):
+    """A conversation turn that ends with a question scores ``question_turn_factor`` times
+    its fused score (preset ``full``, said in ``explain``); its answer, a note that asks
+    something, and every other preset are left alone."""
+    space = f"rq-{uuid.uuid4().hex[:8]}"
+    assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+    try:
+        ingestor = Ingestor(engine)
+        ingestor.ingest_sessions(space, _sessions("q-"))
+        ingestor.add_memories(
+            space, [MemoryIn(content="Should we move Biscuit's vet visit to Friday?", id="n-q")]
+        )
+        question = "How is Biscuit the puppy settling in at the flat?"
+        factor = DEFAULT_RECALL_CONFIG.question_turn_factor
+        assert 0.0 < factor < 1.0
+        full = recaller.recall(space, RecallRequest(question, k=12, touch=False, explain=True))
+        boosts = {h.id: h.explain["boosts"] for h in full.results}
+        assert boosts["q-s1#1"].get("question") == factor  # "... How is she settling in ...?"
+        assert "question" not in boosts["q-s1#2"]  # the answer
+        assert "question" not in boosts["n-q"]  # a note, not a conversation turn
+        asking = {i for i, b in boosts.items() if "question" in b}
+        assert asking == {"q-s1#1"}  # the only turn of the conversation that ends with "?"
+        fused = recaller.recall(
+            space, RecallRequest(question, k=12, touch=False, explain=True, preset="fused")
+        )
+        assert all("question" not in h.explain["boosts"] for h in fused.results)
+        neutral = Recaller(
+            engine, DEFAULT_RECALL_CONFIG.model_copy(update={"question_turn_factor": 1.0})
+        ).recall(space, RecallRequest(question, k=12, touch=False, explain=True))
+        assert all("question" not in h.explain["boosts"] for h in neutral.results)
+        rank = {h.id: i for i, h in enumerate(full.results)}
+        neutral_rank = {h.id: i for i, h in enumerate(neutral.results)}
+        assert rank["q-s1#1"] >= neutral_rank["q-s1#1"]  # never lifted
+    finally:
+        client.delete(f"/v1/spaces/{space}")
