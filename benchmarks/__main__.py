@@ -90,6 +90,14 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=1,
         help="questions in flight at once (threads); latencies then include contention",
     )
+    p.add_argument(
+        "--recall-set",
+        nargs="+",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="override RecallConfig fields for the recall configurations, e.g. "
+        "question_turn_factor=1 (a sweep through the harness; the assembler keeps its own)",
+    )
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -154,13 +162,18 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         MnemographSystem,
         RecallServiceUnavailable,
         load_recall_api,
+        recall_overrides,
     )
     from benchmarks.runner import RunOptions, run_benchmark, summary_keys
 
     try:
         api = load_recall_api()
+        recall_config = recall_overrides(args.recall_set)
     except RecallServiceUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"error: --recall-set: {exc}", file=sys.stderr)
         return 2
     presets = api[2]
     configs = [p for p in RECALL_PRESETS if p in presets] if args.configs is None else args.configs
@@ -196,7 +209,9 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         engine = start_engine(neo.uri)
         preexisting_memories(engine, neo)
         try:
-            system = MnemographSystem(engine, progress=options.progress, recall_api=api)
+            system = MnemographSystem(
+                engine, progress=options.progress, recall_api=api, recall_config=recall_config
+            )
             plans, context_error = _context_plans(engine, args) if options.context else ([], None)
             if context_error:
                 print(f"note: {context_error}; running the flat baseline only", file=sys.stderr)

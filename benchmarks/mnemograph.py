@@ -48,6 +48,34 @@ def load_recall_api() -> tuple[Any, Any, dict[str, Any]]:
     return Recaller, RecallRequest, PRESETS
 
 
+def recall_overrides(pairs: Sequence[str]) -> Any:
+    """The default RecallConfig with ``FIELD=VALUE`` overrides (validated by the config's own
+    model, so types and bounds hold), or None without overrides.
+
+    Raises:
+        ValueError: a pair without ``=``, an unknown field, or a value the field refuses.
+    """
+    if not pairs:
+        return None
+    from pydantic import ValidationError
+
+    from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
+
+    update: dict[str, str] = {}
+    for pair in pairs:
+        field_name, sep, value = pair.partition("=")
+        field_name = field_name.strip()
+        if not sep or not field_name:
+            raise ValueError(f"expected FIELD=VALUE, got {pair!r}")
+        if field_name not in RecallConfig.model_fields:
+            raise ValueError(f"unknown RecallConfig field {field_name!r}")
+        update[field_name] = value.strip()
+    try:
+        return RecallConfig.model_validate({**DEFAULT_RECALL_CONFIG.model_dump(), **update})
+    except ValidationError as exc:
+        raise ValueError(str(exc)) from exc
+
+
 def ingest_batches(sessions: Sequence[CorpusSession], max_turns: int) -> list[list[CorpusSession]]:
     """Group whole sessions into batches of at most ``max_turns`` turns (a longer session is a
     batch of its own)."""
@@ -73,6 +101,7 @@ class MnemographSystem:
         batch_turns: int = 2000,
         progress: bool = True,
         recall_api: tuple[Any, Any, dict[str, Any]] | None = None,
+        recall_config: Any = None,
     ) -> None:
         from pipelines.ingest.service import Ingestor
 
@@ -81,6 +110,7 @@ class MnemographSystem:
         self.batch_turns = batch_turns
         self.progress = progress
         self._recall_api = recall_api
+        self._recall_config = recall_config  # None: the service's default RecallConfig
         self._recaller: Any = None
 
     # ------------------------------------------------------------------ corpus
@@ -162,7 +192,10 @@ class MnemographSystem:
     def recaller(self) -> Any:
         if self._recaller is None:
             recaller_cls, _, _ = self._api()
-            self._recaller = recaller_cls(self.engine)
+            if self._recall_config is None:
+                self._recaller = recaller_cls(self.engine)
+            else:
+                self._recaller = recaller_cls(self.engine, self._recall_config)
         return self._recaller
 
     def _api(self) -> tuple[Any, Any, dict[str, Any]]:

@@ -218,3 +218,22 @@ def test_runner_module_reads_gold_only_in_scoring():
     src = inspect.getsource(runner.collect)
     for name in ("evidence", "category", "answer", "unanswerable", "gold"):
         assert f".{name}" not in src, name
+
+
+def test_recall_overrides_are_validated_by_the_config_model():
+    from benchmarks.mnemograph import recall_overrides
+    from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+
+    assert recall_overrides([]) is None  # no overrides: the service's default
+    cfg = recall_overrides(["question_turn_factor=1", "concurrent_signals=false"])
+    assert cfg.question_turn_factor == 1.0 and cfg.concurrent_signals is False
+    assert cfg.rrf_k == DEFAULT_RECALL_CONFIG.rrf_k  # everything else as the default
+    for bad, message in [
+        (["nope"], "FIELD=VALUE"),
+        (["=1"], "FIELD=VALUE"),
+        (["no_such_field=1"], "unknown RecallConfig field"),
+        (["question_turn_factor=2"], "question_turn_factor"),  # bounds hold (0 < f <= 1)
+        (["rrf_k=many"], "rrf_k"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            recall_overrides(bad)
