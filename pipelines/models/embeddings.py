@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 import time
@@ -79,9 +80,14 @@ class SentenceTransformerEmbedder:
         self._onnx: OnnxQueryEncoder | None = None
         self.query_encoder_status = QueryEncoderStatus(False, "queries on PyTorch (configured)")
         if query_encoder == "onnx":
+            # The query path tokenizes with a tokenizer of its own: a Hugging Face fast
+            # tokenizer must not be called from two threads at once, and the batch path's
+            # holds ``_lock`` for a whole ingest batch, which a query should not wait for.
+            self._query_tokenizer = copy.deepcopy(self._model.tokenizer)
+            self._query_lock = threading.Lock()
             self._onnx, self.query_encoder_status = load_query_encoder(
                 self._model,
-                self._preprocess,
+                self._query_ids,
                 self._torch_forward,
                 self.path,
                 self.name,
@@ -105,11 +111,22 @@ class SentenceTransformerEmbedder:
 
     def _forward(self, texts: list[str]) -> np.ndarray:
         """A few texts (a query): onnxruntime one text at a time when the ONNX encoder is
-        active, else PyTorch (:meth:`_torch_forward`)."""
+        active (never waiting for a batch in progress), else PyTorch (:meth:`_torch_forward`)."""
         if self._onnx is None:
             return self._torch_forward(texts)
-        rows = [self._onnx.encode_ids(self._preprocess([t])["input_ids"].numpy()) for t in texts]
-        return np.stack(rows)
+        return np.stack([self._onnx.encode_ids(self._query_ids(t)) for t in texts])
+
+    def _query_ids(self, text: str) -> np.ndarray:
+        """Token ids of one text, shape (1, tokens), truncated to the model's window as
+        sentence-transformers truncates (the load-time probe check compares the vectors)."""
+        with self._query_lock:
+            features = self._query_tokenizer(
+                text,
+                truncation=True,
+                max_length=self._model.max_seq_length,
+                return_tensors="np",
+            )
+        return np.asarray(features["input_ids"], dtype=np.int64)
 
     def _torch_forward(self, texts: list[str]) -> np.ndarray:
         """Texts straight through the model's own modules (tokenizer, transformer, pooling,

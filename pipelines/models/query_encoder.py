@@ -22,6 +22,7 @@ import io
 import logging
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,8 +144,8 @@ class QueryEncoderStatus:
 
 def load_query_encoder(
     st_model: Any,
-    tokenize: Any,
-    reference: Any,
+    ids_of: Callable[[str], np.ndarray],
+    reference: Callable[[list[str]], np.ndarray],
     model_dir: Path,
     name: str,
     cache_dir: Path | None,
@@ -152,7 +153,7 @@ def load_query_encoder(
     """Export (once) and load the ONNX query encoder, checked against PyTorch.
 
     ``st_model`` is the sentence-transformers model (its first module's Hugging Face encoder
-    is exported); ``tokenize(texts)`` gives the model's features (``input_ids`` as a tensor);
+    is exported); ``ids_of(text)`` gives one text's token ids, shape (1, tokens);
     ``reference(texts)`` gives PyTorch's normalised embeddings for the probe check. Any
     failure returns ``None`` and the reason; the caller keeps PyTorch.
     """
@@ -161,13 +162,14 @@ def load_query_encoder(
         path = cache / f"{name}-{weights_digest(model_dir)}.onnx"
         exported = False
         if not path.exists():
-            export_onnx(st_model[0].auto_model, tokenize([PROBE_TEXTS[1]])["input_ids"], path)
+            import torch
+
+            example = torch.from_numpy(ids_of(PROBE_TEXTS[1]))
+            export_onnx(st_model[0].auto_model, example, path)
             exported = True
         encoder = OnnxQueryEncoder(path)
         expected = reference(list(PROBE_TEXTS))
-        got = np.stack(
-            [encoder.encode_ids(tokenize([t])["input_ids"].numpy()) for t in PROBE_TEXTS]
-        )
+        got = np.stack([encoder.encode_ids(ids_of(t)) for t in PROBE_TEXTS])
         diff = float(np.abs(got - expected).max())
     except Exception as exc:  # any failure means: stay on PyTorch, and say why
         log.warning("ONNX query encoder unavailable, queries use PyTorch: %s", exc)

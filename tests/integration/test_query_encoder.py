@@ -36,7 +36,7 @@ def embedder(models) -> SentenceTransformerEmbedder:
 def _load(emb: SentenceTransformerEmbedder, cache, reference=None):
     return load_query_encoder(
         emb._model,
-        emb._preprocess,
+        emb._query_ids,
         reference or emb._torch_forward,
         emb.path,
         emb.name,
@@ -62,6 +62,30 @@ def test_onnx_vectors_equal_pytorch_vectors(embedder):
     assert float(np.abs(onnx - batch).max()) < 1e-5
 
 
+def test_the_query_tokenizer_gives_the_model_pipelines_ids(embedder):
+    for text in TEXTS:
+        want = embedder._preprocess([text])["input_ids"].numpy()
+        got = embedder._query_ids(text)
+        assert got.dtype == np.int64 and np.array_equal(got, want), text[:40]
+    assert embedder._query_ids(TEXTS[4]).shape[1] == embedder._model.max_seq_length
+
+
+def test_queries_do_not_wait_for_or_break_a_batch_in_progress(embedder):
+    """Queries embed from other threads while an ingest batch runs: no tokenizer error
+    ("Already borrowed"), and every vector is the one embedded alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    batch = [f"ingest turn number {i} about hiking and cello lessons" for i in range(256)]
+    alone = {t: embedder.encode([t])[0] for t in TEXTS}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        big = pool.submit(embedder.encode, batch)
+        queries = [pool.submit(embedder.encode, [t]) for t in TEXTS * 5]
+        results = [q.result() for q in queries]
+        assert big.result().shape == (len(batch), embedder.dimensions)
+    for text, vec in zip(TEXTS * 5, results, strict=True):
+        assert float(np.abs(vec[0] - alone[text]).max()) < 1e-6
+
+
 def test_the_export_is_cached_per_weights(embedder, tmp_path):
     enc, status = _load(embedder, tmp_path)
     assert enc is not None and status.active and "exported to" in status.detail
@@ -71,7 +95,7 @@ def test_the_export_is_cached_per_weights(embedder, tmp_path):
     enc2, status2 = _load(embedder, tmp_path)
     assert enc2 is not None and "cached at" in status2.detail
     assert files[0].stat().st_mtime_ns == mtime  # reused, not exported again
-    ids = embedder._preprocess([TEXTS[0]])["input_ids"].numpy()
+    ids = embedder._query_ids(TEXTS[0])
     assert np.array_equal(enc.encode_ids(ids), enc2.encode_ids(ids))
     assert not list(tmp_path.glob("*.tmp"))  # no half-written export left behind
 
