@@ -308,7 +308,10 @@ def test_order_forces_rank_or_time_order_without_changing_the_results(client, co
     ranked = recall(client, conv["a"], question, k=5)  # rank order: the default
     assert ranked["intent"] == "event_order"
     assert ids(ranked) != ids(auto)  # the question's rank order is not its time order
-    by_time = sorted(ranked["results"], key=lambda h: h["time"])
+    # time order: by time, then session and turn (a session's turns share its start time)
+    by_time = sorted(
+        ranked["results"], key=lambda h: (h["time"], h["session_id"], int(h["id"].split("#")[1]))
+    )
     assert [h["id"] for h in by_time] == ids(auto)
     semantic = recall(client, conv["a"], "golden retriever", k=5, order="auto")
     assert ids(semantic) == ids(recall(client, conv["a"], "golden retriever", k=5))
