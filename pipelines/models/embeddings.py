@@ -44,8 +44,9 @@ class SentenceTransformerEmbedder:
     """sentence-transformers on CPU; thread-safe (one encode at a time).
 
     With ``query_encoder="onnx"`` a few texts at a time (queries) run through the same
-    network on onnxruntime (:mod:`pipelines.models.query_encoder`), about three times faster
-    on two cores; batches stay on PyTorch. ``query_encoder_status`` says which is active.
+    network on onnxruntime (:mod:`pipelines.models.query_encoder`): 6 to 8 ms per query on two
+    cores against 11 to 18 ms, and a fifth of the CPU time; batches stay on PyTorch.
+    ``query_encoder_status`` says which is active.
     """
 
     def __init__(
@@ -83,16 +84,22 @@ class SentenceTransformerEmbedder:
             # The query path tokenizes with a tokenizer of its own: a Hugging Face fast
             # tokenizer must not be called from two threads at once, and the batch path's
             # holds ``_lock`` for a whole ingest batch, which a query should not wait for.
-            self._query_tokenizer = copy.deepcopy(self._model.tokenizer)
             self._query_lock = threading.Lock()
-            self._onnx, self.query_encoder_status = load_query_encoder(
-                self._model,
-                self._query_ids,
-                self._torch_forward,
-                self.path,
-                self.name,
-                Path(cache_dir) if cache_dir else None,
-            )
+            try:
+                self._query_tokenizer = copy.deepcopy(self._model.tokenizer)
+            except Exception as exc:  # a model without a copyable tokenizer: stay on PyTorch
+                self.query_encoder_status = QueryEncoderStatus(
+                    False, f"queries on PyTorch (no tokenizer to copy: {exc})"
+                )
+            else:
+                self._onnx, self.query_encoder_status = load_query_encoder(
+                    self._model,
+                    self._query_ids,
+                    self._torch_forward,
+                    self.path,
+                    self.name,
+                    Path(cache_dir) if cache_dir else None,
+                )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
