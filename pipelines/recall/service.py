@@ -246,6 +246,9 @@ _MAX_CACHED_SCOPES = 4_096
 #: Threads that run the embedding-free half of the candidates query (concurrent_signals);
 #: shared by every Recaller. A worker only waits for Neo4j, never for another task.
 _SIGNAL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="recall-signals")
+#: ``recall/candidates`` parameters that switch off the signals that need no embedding
+#: (full-text, entities, heat and recency candidates): what is left are the vector signals.
+_NO_LEXICAL_SIGNALS: dict[str, Any] = {"fulltext": None, "entity_keys": [], "context_k": 0}
 
 
 class Recaller:
@@ -285,7 +288,7 @@ class Recaller:
         if self.config.concurrent_signals and self._needs_embedding(plan):
             # the signals that need no embedding go to Neo4j now, while the query is embedded
             params = self._candidate_params(space, request, plan, profile, [])
-            if params["fulltext"] or params["entity_keys"] or params["context_k"]:
+            if any(params[name] for name in _NO_LEXICAL_SIGNALS):
                 read = self.engine.store.read
                 lexical = _SIGNAL_THREADS.submit(read, "recall/candidates", **params)
         vectors = self._embed(plan)
@@ -556,7 +559,7 @@ class Recaller:
         if lexical is None:
             pool = self._parse_candidates(self.engine.store.read("recall/candidates", **params))
         else:
-            params.update(fulltext=None, entity_keys=[], context_k=0)
+            params.update(_NO_LEXICAL_SIGNALS)
             pool = (
                 self._parse_candidates(self.engine.store.read("recall/candidates", **params))
                 if embeddings
@@ -579,9 +582,7 @@ class Recaller:
             )
             if larger <= fetch:  # an over-fetch factor of 1 never grows: stop, do not spin
                 break
-            params.update(
-                fulltext=None, entity_keys=[], windows=[], context_k=0, vector_fetch=larger
-            )
+            params.update(_NO_LEXICAL_SIGNALS, windows=[], vector_fetch=larger)
             self._merge(
                 pool,
                 self._parse_candidates(self.engine.store.read("recall/candidates", **params)),
