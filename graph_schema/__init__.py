@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cypher
+from pipelines import session_documents
 from pipelines.graph import GraphStore, Tx
 from pipelines.spaces import fulltext_tag
 
@@ -59,8 +60,15 @@ def _tag_memories(store: GraphStore) -> None:
             ).consume()
 
 
+def _session_documents(store: GraphStore) -> None:
+    """0005: build the documents of existing sessions (new ones get theirs at ingest)."""
+    for row in store.read("schema/sessions_without_documents"):
+        store.write_tx(lambda tx, space=row["space"]: session_documents.refresh(tx, space, None))
+
+
 DATA_STEPS: dict[str, Callable[[GraphStore], None]] = {
     "0004_memory_text_space": _tag_memories,
+    "0005_session_text": _session_documents,
 }
 
 

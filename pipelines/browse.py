@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipelines import spaces
+from pipelines import session_documents, spaces
 from pipelines.errors import NotFound
-from pipelines.graph import GraphStore
+from pipelines.graph import GraphStore, Tx
 
 
 def memory(store: GraphStore, space: str, memory_id: str) -> dict[str, Any]:
@@ -26,10 +26,17 @@ def memory(store: GraphStore, space: str, memory_id: str) -> dict[str, Any]:
 
 def delete_memory(store: GraphStore, space: str, memory_id: str) -> dict[str, int]:
     spaces.require(store, space)
-    rows = store.write("read/delete_memory", space=space, id=memory_id)
+
+    def work(tx: Tx) -> list[dict[str, Any]]:
+        rows = tx.run("read/delete_memory", space=space, id=memory_id)
+        if rows:  # the deleted text leaves its session's document in the same transaction
+            session_documents.refresh(tx, space, [rows[0]["session_id"]])
+        return rows
+
+    rows = store.write_tx(work)
     if not rows:
         raise NotFound(f"memory {memory_id!r} not found in space {space!r}", field="id")
-    return {k: int(v) for k, v in rows[0].items()}
+    return {k: int(v) for k, v in rows[0].items() if k != "session_id"}
 
 
 def entities(

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pipelines import session_documents
 from pipelines.consolidate.runner import JobContext
+from pipelines.graph import Tx
 
 
 def run(ctx: JobContext) -> None:
@@ -70,9 +72,16 @@ def run(ctx: JobContext) -> None:
             ctx.counts["to_delete"] = len(ids)
         else:
             for start in range(0, len(ids), cfg.batch_size):
-                ctx.counts["deleted"] += ctx.store.write(
-                    "consolidate/retention_delete",
-                    space=ctx.space,
-                    ids=ids[start : start + cfg.batch_size],
-                )[0]["deleted"]
+                batch = ids[start : start + cfg.batch_size]
+                ctx.counts["deleted"] += ctx.store.write_tx(
+                    lambda tx, batch=batch: _delete_archived(tx, ctx.space, batch)
+                )
                 ctx.checkpoint(f"retention:delete:{start}")
+
+
+def _delete_archived(tx: Tx, space: str, ids: list[str]) -> int:
+    """Delete archived memories; their sessions' documents lose their texts in the same
+    transaction."""
+    row = tx.run("consolidate/retention_delete", space=space, ids=ids)[0]
+    session_documents.refresh(tx, space, row["sessions"])
+    return int(row["deleted"])

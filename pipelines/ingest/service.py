@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pipelines import spaces
+from pipelines import session_documents, spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput
 from pipelines.graph import Tx, as_utc
@@ -408,6 +408,10 @@ class Ingestor:
             counts = self._write_items(tx, space, items)
             kept = [it.id for it in items if it.existing or self._stored(it)]
             tx.run("ingest/link_next", space=space, pairs=list(pairwise(kept)))
+            if any(self._stored(it) for it in items):
+                session_documents.refresh(
+                    tx, space, [session.session_id], self.config.session_document_max_memories
+                )
             return counts
 
         counts = self.engine.store.write_tx(work)

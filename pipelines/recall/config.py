@@ -163,6 +163,20 @@ class RecallConfig(BaseModel):
     session_support_depth: PositiveInt = 30
     session_support_per_session: PositiveInt = 3
 
+    # --- session documents (presets with ``session_documents``), after session support
+    #: ``score_n + weight · (rrf_k + 1) / (rrf_k + 1 + rank)``: ``rank`` is the rank of the
+    #: candidate's session by BM25 over whole-session documents (the full-text query run on
+    #: the ``session_text`` index, :mod:`pipelines.session_documents`). On LoCoMo the session
+    #: ranking by itself has session MRR 0.784, the turns of preset full 0.771 (ad-hoc).
+    #: Preset full without session support, by weight (0 / 0.2 / 0.3 / 0.4), bench database:
+    #: turn R@10 0.830 / 0.838 / 0.847 / 0.845, turn MRR 0.513 / 0.535 / 0.541 / 0.539,
+    #: session R@10 0.951 / 0.956 / 0.954 / 0.951, session MRR 0.770 / 0.800 / 0.802 / 0.796
+    #: (the 0 column with session support on; BENCHMARKS.md, session 12).
+    session_document_weight: Weight = 0.3
+    session_document_rrf_k: Annotated[int, Field(ge=0)] = 0
+    #: How many sessions the session-level search returns (lower ranks get no lift).
+    session_document_k: PositiveInt = 20
+
     # --- abstention
     abstention: AbstentionThresholds = Field(default_factory=AbstentionThresholds)
 

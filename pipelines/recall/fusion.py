@@ -217,3 +217,31 @@ def session_boost(
         lift = support_norm.get(session_of.get(item_id), 0.0)  # no session: never a key
         out.append((item_id, value + weight * lift))
     return sorted(out, key=lambda pair: -pair[1])
+
+
+def session_rank_boost(
+    scored: Sequence[tuple[str, float]],
+    session_of: Mapping[str, str | None],
+    session_rank: Mapping[str, int],
+    weight: float,
+    rrf_k: int,
+) -> list[tuple[str, float]]:
+    """Lift candidates of the sessions a session-level search ranked high:
+    ``score_n + weight · (rrf_k + 1) / (rrf_k + 1 + rank)`` where ``score_n`` is the min-max
+    normalised score and ``rank`` (0-based) the rank of the candidate's session in
+    ``session_rank`` (BM25 over whole-session documents); a candidate without a session, or
+    of a session the search did not rank, gets no lift. The first-ranked session gets
+    ``weight``; ``rrf_k`` flattens the decay. ``weight = 0`` keeps the order. Stable."""
+    if not math.isfinite(weight) or weight < 0.0:
+        raise ValueError("weight must be finite and >= 0")
+    if rrf_k < 0:
+        raise ValueError("rrf_k must be >= 0")
+    if not scored or weight == 0.0 or not session_rank:
+        return list(scored)
+    norm = min_max_normalise([s for _, s in scored])
+    out = []
+    for (item_id, _), value in zip(scored, norm, strict=True):
+        rank = session_rank.get(session_of.get(item_id) or "")
+        lift = 0.0 if rank is None else (rrf_k + 1) / (rrf_k + 1 + rank)
+        out.append((item_id, value + weight * lift))
+    return sorted(out, key=lambda pair: -pair[1])

@@ -367,17 +367,20 @@ def build_fulltext_query(
     return " OR ".join(unique) if unique else None
 
 
-def scope_fulltext_query(query: str, space_tag: str) -> str:
+def scope_fulltext_query(query: str, space_tag: str, field: str = "text") -> str:
     """Restrict a :func:`build_fulltext_query` query to one space inside Lucene.
 
     The space clause is required but boosted to zero, so it filters without adding to the
     score (scores stay comparable to an unscoped query's); the query's clauses search only
-    the ``text`` field. ``space_tag`` is :func:`pipelines.spaces.fulltext_tag` (letters and
-    digits only: nothing to escape, checked here anyway).
+    ``field`` (``text`` for memories, ``texts`` for session documents). ``space_tag`` is
+    :func:`pipelines.spaces.fulltext_tag` (letters and digits only: nothing to escape,
+    checked here anyway).
     """
     if not space_tag.isalnum():
         raise ValueError("space_tag must be letters and digits only")
-    return f"+space_tag:{space_tag}^0 +text:({query})"
+    if not field.isidentifier():
+        raise ValueError("field must be an identifier")
+    return f"+space_tag:{space_tag}^0 +{field}:({query})"
 
 
 # ---------------------------------------------------------------------------------------

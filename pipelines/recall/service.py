@@ -19,7 +19,10 @@ Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones sho
    conversation neighbours; the cross-encoder (FlashRank, when loaded) or the no-weights
    context reranker, blended with the fused score.
 6. **session** (optional): lift candidates whose conversation session has other strong
-   candidates in the head of the list (session support).
+   candidates in the head of the list (session support); **session_documents** (optional):
+   lift candidates of the sessions BM25 over whole-session documents ranks high
+   (``recall/session_ranking``, sent with the embedding-free signals; its wait is timed
+   here).
 7. **select** (optional): greedy MMR over the oversampled head (by count, never tokens).
 8. **abstain** (pure): is the evidence strong enough? Results are returned either way.
 9. **touch**: one write raising heat and access counts (never with ``touch=False``).
@@ -30,7 +33,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -59,7 +62,13 @@ from pipelines.recall.config import (
     SIGNAL_VECTOR,
     RecallConfig,
 )
-from pipelines.recall.fusion import blend_rerank, session_boost, temporal_boost, weighted_rrf
+from pipelines.recall.fusion import (
+    blend_rerank,
+    session_boost,
+    session_rank_boost,
+    temporal_boost,
+    weighted_rrf,
+)
 from pipelines.recall.heat import effective_heat, recency_score, touch
 from pipelines.recall.intent import Intent, classify_intent
 from pipelines.recall.presets import DEFAULT_PRESET, PRESETS, RecallPreset
@@ -291,6 +300,7 @@ class Recaller:
             if any(params[name] for name in _NO_LEXICAL_SIGNALS):
                 read = self.engine.store.read
                 lexical = _SIGNAL_THREADS.submit(read, "recall/candidates", **params)
+        sessions = self._session_ranking(space, request, plan)
         vectors = self._embed(plan)
         clock.lap("embed")
 
@@ -319,6 +329,10 @@ class Recaller:
         if order and plan.preset.session_support and self.config.session_support_weight > 0:
             order, scores = self._session_support(order, scores, pool, explain)
             clock.lap("session")
+        if order and sessions is not None:
+            ranking = sessions.result() if isinstance(sessions, Future) else sessions()
+            order, scores = self._session_documents(order, scores, pool, ranking, explain)
+            clock.lap("session_documents")
         if order and want_embeddings:
             if clock.expired():
                 complete = False
@@ -955,6 +969,62 @@ class Recaller:
             if item_id in explain:
                 explain[item_id]["session_support"] = {
                     "session": pool[item_id].session_id,
+                    "before": scores[item_id],
+                    "after": score,
+                }
+        return [i for i, _ in boosted], dict(boosted)
+
+    def _session_ranking(
+        self, space: str, request: RecallRequest, plan: _Plan
+    ) -> Future[list[str]] | Callable[[], list[str]] | None:
+        """The session-level search (``session_documents``): session ids ranked by BM25 over
+        their documents, sent now on a second connection (``concurrent_signals``) or as a
+        call to make when needed. None when the preset, the weight, the query (no full-text
+        terms) or a ``time_to`` filter rules it out: a session's document holds every text
+        of the session, and a recall bounded in time must not be steered by later ones."""
+        cfg = self.config
+        if (
+            not plan.preset.session_documents
+            or cfg.session_document_weight <= 0.0
+            or not plan.fulltext
+            or request.filters.time_to is not None
+        ):
+            return None
+        params = {
+            "space": space,
+            "fulltext": scope_fulltext_query(plan.fulltext, spaces.fulltext_tag(space), "texts"),
+            "session_k": cfg.session_document_k,
+        }
+
+        def read() -> list[str]:
+            rows = self.engine.store.read("recall/session_ranking", **params)
+            return [r["session_id"] for r in rows]
+
+        return _SIGNAL_THREADS.submit(read) if cfg.concurrent_signals else read
+
+    def _session_documents(
+        self,
+        order: list[str],
+        scores: dict[str, float],
+        pool: dict[str, _Candidate],
+        ranking: list[str],
+        explain: dict[str, dict[str, Any]],
+    ) -> tuple[list[str], dict[str, float]]:
+        cfg = self.config
+        rank = {session_id: r for r, session_id in enumerate(ranking)}
+        boosted = session_rank_boost(
+            [(i, scores[i]) for i in order],
+            {i: pool[i].session_id for i in order},
+            rank,
+            cfg.session_document_weight,
+            cfg.session_document_rrf_k,
+        )
+        for item_id, score in boosted:
+            if item_id in explain:
+                session_id = pool[item_id].session_id
+                explain[item_id]["session_document"] = {
+                    "session": session_id,
+                    "rank": rank.get(session_id) if session_id is not None else None,
                     "before": scores[item_id],
                     "after": score,
                 }

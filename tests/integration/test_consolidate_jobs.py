@@ -414,6 +414,33 @@ def test_retention_archives_old_turns_and_keeps_facts(engine, client, bio):
     assert facts_after == facts_before  # facts stay active
 
 
+def test_retention_deletes_archived_turns_and_their_text_from_session_documents(
+    engine, client, bio
+):
+    client.delete(f"/v1/spaces/{bio}")  # recreate with a policy that also deletes
+    policy = {"archive_after_days": 130, "delete_archived_after_days": 5}
+    spaces.create(engine.store, bio, settings={"retention": policy})
+    ingest(engine, bio, BIOGRAPHY)
+    before = {
+        r["id"]: r["texts"]
+        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+    }
+    assert len(before["s1"]) == 4
+    run_job(engine, bio, "retention", dry_run=False, now=NOW)  # archives s1
+    archived = {
+        r["id"]: r["texts"]
+        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+    }
+    assert archived == before  # archived memories still exist: their texts stay
+    later = run_job(engine, bio, "retention", dry_run=False, now=NOW + timedelta(days=10))
+    assert later["counts"]["deleted"] == 4
+    after = {
+        r["id"]: r["texts"]
+        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+    }
+    assert after == {**before, "s1": []}  # the deleted texts left s1's document; s2 untouched
+
+
 # ------------------------------------------------------------------ lease, crash, isolation
 
 

@@ -12,6 +12,7 @@ from pipelines.recall.fusion import (
     blend_rerank,
     min_max_normalise,
     session_boost,
+    session_rank_boost,
     session_support,
     temporal_boost,
     weighted_rrf,
@@ -233,3 +234,51 @@ def test_session_boost_keeps_every_candidate_and_the_order_within_a_session(rows
             same = session_of[a] == session_of[b]
             if same and before[a] > before[b]:
                 assert position[a] < position[b]  # the same lift: their order is kept
+
+
+def test_session_rank_boost_lifts_the_turns_of_the_best_ranked_sessions() -> None:
+    # "b1" is the best single match, but session A ranks first by whole-session BM25
+    scored = [("b1", 1.0), ("a1", 0.9), ("c1", 0.5), ("x", 0.0)]
+    session_of = {"b1": "B", "a1": "A", "c1": "C", "x": None}
+    boosted = session_rank_boost(scored, session_of, {"A": 0, "B": 1}, weight=0.3, rrf_k=0)
+    # min-max normalised (1.0, 0.9, 0.5, 0.0) + 0.3 · (1/1 for A, 1/2 for B, 0 for C)
+    assert [i for i, _ in boosted] == ["a1", "b1", "c1", "x"]
+    assert [s for _, s in boosted] == pytest.approx([1.2, 1.15, 0.5, 0.0])
+    flatter = dict(session_rank_boost(scored, session_of, {"A": 0, "B": 1}, 0.3, rrf_k=3))
+    assert flatter["b1"] == pytest.approx(1.0 + 0.3 * 4 / 5)
+    # nothing to do: the input comes back unchanged
+    assert session_rank_boost(scored, session_of, {"A": 0}, 0.0, 0) == scored
+    assert session_rank_boost(scored, session_of, {}, 0.3, 0) == scored
+    assert session_rank_boost([], session_of, {"A": 0}, 0.3, 0) == []
+    with pytest.raises(ValueError):
+        session_rank_boost(scored, session_of, {"A": 0}, math.inf, 0)
+    with pytest.raises(ValueError):
+        session_rank_boost(scored, session_of, {"A": 0}, 0.3, -1)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["s1", "s2", "s3", None]), st.floats(0.0, 1.0)),
+        min_size=1,
+        max_size=30,
+    ),
+    st.permutations(["s1", "s2", "s3"]),
+    st.floats(0.0, 2.0),
+    st.integers(0, 60),
+)
+def test_session_rank_boost_keeps_every_candidate_and_never_demotes_a_better_session(
+    rows, ranking, weight, rrf_k
+) -> None:
+    scored = sorted(((f"m{n}", s) for n, (_, s) in enumerate(rows)), key=lambda p: -p[1])
+    session_of = {f"m{n}": sess for n, (sess, _) in enumerate(rows)}
+    rank = {s: r for r, s in enumerate(ranking[:2])}  # the third session is not ranked
+    boosted = session_rank_boost(scored, session_of, rank, weight, rrf_k)
+    assert sorted(i for i, _ in boosted) == sorted(i for i, _ in scored)
+    position = {i: n for n, (i, _) in enumerate(boosted)}
+    before = dict(scored)
+    lift = {None: 99, **{s: rank.get(s, 99) for s in ranking}}
+    for a, _ in scored:
+        for b, _ in scored:
+            # at least as good a score and at least as good a session: never placed after
+            if before[a] > before[b] and lift[session_of[a]] <= lift[session_of[b]]:
+                assert position[a] < position[b]

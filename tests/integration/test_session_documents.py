@@ -1,0 +1,172 @@
+"""Session documents (pipelines.session_documents) and the session-level search of recall,
+against a real Neo4j: built at ingest, rebuilt when memories are deleted (API, retention),
+restored by the migration's data step, used by preset ``full`` only, never across spaces and
+never by a recall bounded in time."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import graph_schema
+from pipelines import spaces as space_ops
+from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+
+T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
+
+# Session "garden" talks about tomatoes, basil and a greenhouse across several turns; session
+# "chat" has the single turn that matches the question best on its own.
+GARDEN = [
+    ("Ann", "user", "The greenhouse is finally finished, glass roof and all."),
+    ("Bob", "assistant", "Great! What will you grow in it first?"),
+    ("Ann", "user", "Tomatoes along the south wall, and basil in pots by the door."),
+    ("Bob", "assistant", "Basil loves the warmth next to tomatoes."),
+]
+CHAT = [
+    ("Ann", "user", "I watched a documentary about a tomato farm and a basil farm."),
+    ("Bob", "assistant", "Was it any good?"),
+    ("Ann", "user", "The cinematography was lovely, the narration less so."),
+]
+QUESTION = "What does Ann grow in the greenhouse, tomatoes or basil?"
+
+
+def _session(sid: str, rows, day: int) -> SessionIn:
+    return SessionIn(
+        sid,
+        [
+            TurnIn(role, text, speaker=speaker, time=T0 + timedelta(days=day, minutes=i))
+            for i, (speaker, role, text) in enumerate(rows)
+        ],
+    )
+
+
+def _documents(engine, space: str) -> dict[str, dict]:
+    rows = engine.store.read("ingest/testing_session_documents", space=space)
+    return {r["id"]: {"texts": sorted(r["texts"] or []), "tag": r["space_tag"]} for r in rows}
+
+
+def _texts(rows) -> list[str]:
+    return sorted(text for _, _, text in rows)
+
+
+@pytest.fixture
+def garden(engine, client):
+    space = f"sd-{uuid.uuid4().hex[:8]}"
+    assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+    Ingestor(engine).ingest_sessions(
+        space, [_session("garden", GARDEN, 0), _session("chat", CHAT, 3)]
+    )
+    yield space
+    client.delete(f"/v1/spaces/{space}")
+
+
+def test_ingest_builds_each_sessions_document(engine, garden):
+    docs = _documents(engine, garden)
+    tag = space_ops.fulltext_tag(garden)
+    assert docs == {
+        "chat": {"texts": _texts(CHAT), "tag": tag},
+        "garden": {"texts": _texts(GARDEN), "tag": tag},
+    }
+    # a new turn of an existing session (sent again whole) joins its document; a note
+    # without a session changes no document
+    more = [("Ann", "user", "The cucumbers went in last week.")]
+    ingestor = Ingestor(engine)
+    ingestor.ingest_sessions(garden, [_session("garden", GARDEN + more, 0)])
+    ingestor.add_memories(garden, [MemoryIn(content="Ann's greenhouse key is under the mat.")])
+    docs = _documents(engine, garden)
+    assert docs["garden"]["texts"] == _texts(GARDEN + more)
+    assert docs["chat"]["texts"] == _texts(CHAT)
+
+
+def test_a_session_document_keeps_only_its_latest_memories(engine, client):
+    from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
+
+    space = f"sd-{uuid.uuid4().hex[:8]}"
+    assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+    try:
+        capped = DEFAULT_INGEST_CONFIG.model_copy(update={"session_document_max_memories": 2})
+        Ingestor(engine, capped).ingest_sessions(space, [_session("garden", GARDEN, 0)])
+        assert _documents(engine, space)["garden"]["texts"] == _texts(GARDEN[-2:])
+    finally:
+        client.delete(f"/v1/spaces/{space}")
+
+
+def test_deleting_a_memory_removes_its_text_from_its_sessions_document(engine, client, garden):
+    r = client.delete(f"/v1/spaces/{garden}/memories/chat%230")  # "#" url-encoded
+    assert r.status_code == 200, r.text
+    assert r.json()["deleted"]["memories"] == 1
+    docs = _documents(engine, garden)
+    assert docs["chat"]["texts"] == _texts(CHAT[1:])
+    assert docs["garden"]["texts"] == _texts(GARDEN)
+
+
+def test_the_migration_data_step_rebuilds_missing_documents(engine, garden):
+    before = _documents(engine, garden)
+    rows = engine.store.write("schema/testing_clear_session_documents", space=garden)
+    assert rows[0]["cleared"] == 2
+    assert all(d["texts"] == [] and d["tag"] is None for d in _documents(engine, garden).values())
+    graph_schema.DATA_STEPS["0005_session_text"](engine.store)
+    assert _documents(engine, garden) == before
+
+
+def _explained(recaller: Recaller, space: str, request: RecallRequest) -> dict[str, dict]:
+    return {h.id: h.explain for h in recaller.recall(space, request).results}
+
+
+def test_full_recall_lifts_the_turns_of_the_best_ranked_session(engine, garden):
+    recaller = Recaller(engine)
+    request = RecallRequest(QUESTION, k=7, touch=False, explain=True)
+    explained = _explained(recaller, garden, request)
+    lifted = {i: e["session_document"] for i, e in explained.items()}
+    assert {d["session"] for d in lifted.values()} == {"garden", "chat"}
+    # the garden session covers "grow", "greenhouse", "tomatoes" and "basil": it ranks first
+    assert {d["rank"] for i, d in lifted.items() if i.startswith("garden#")} == {0}
+    assert {d["rank"] for i, d in lifted.items() if i.startswith("chat#")} == {1}
+    weight = DEFAULT_RECALL_CONFIG.session_document_weight
+    for d in lifted.values():  # min-max normalised, then + weight / (1 + rank)
+        assert 0.0 <= d["after"] - weight / (1 + d["rank"]) <= 1.0 + 1e-9
+    # off: weight 0, another preset, or a recall bounded in time (as_of)
+    off = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"session_document_weight": 0}))
+    bounded = RecallRequest(
+        QUESTION, k=7, touch=False, explain=True,
+        filters=RecallFilters(time_to=T0 + timedelta(days=30)),
+    )  # fmt: skip
+    fused = RecallRequest(QUESTION, k=7, touch=False, explain=True, preset="fused_rerank")
+    for rec, req in ((off, request), (recaller, bounded), (recaller, fused)):
+        assert all("session_document" not in e for e in _explained(rec, garden, req).values())
+
+
+def test_the_session_search_never_crosses_spaces(engine, client, garden):
+    """Another space has sessions with the same ids whose documents match the question
+    strongly; this space has none that match: no candidate here gets a session lift."""
+    other = f"sd-{uuid.uuid4().hex[:8]}"
+    assert client.post("/v1/spaces", json={"id": other}).status_code == 201
+    try:
+        plain = [("Cy", "user", "We talked about the weather and the train timetable.")]
+        Ingestor(engine).ingest_sessions(other, [_session("garden", plain, 0)])
+        explained = _explained(
+            Recaller(engine), other, RecallRequest(QUESTION, k=3, touch=False, explain=True)
+        )
+        assert explained  # the vector signal still finds the only memory
+        assert all("session_document" not in e or e["session_document"]["rank"] is None
+                   for e in explained.values())  # fmt: skip
+        rows = engine.store.read(
+            "recall/session_ranking",
+            space=other,
+            fulltext=f"+space_tag:{space_ops.fulltext_tag(other)}^0 +texts:(greenhouse OR basil)",
+            session_k=10,
+        )
+        assert rows == []
+        rows = engine.store.read(
+            "recall/session_ranking",
+            space=garden,
+            fulltext=f"+space_tag:{space_ops.fulltext_tag(garden)}^0 +texts:(greenhouse OR basil)",
+            session_k=10,
+        )
+        assert [r["session_id"] for r in rows] == ["garden", "chat"]
+    finally:
+        client.delete(f"/v1/spaces/{other}")
