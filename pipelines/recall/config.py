@@ -152,18 +152,7 @@ class RecallConfig(BaseModel):
     rerank_weight: UnitFloat = 0.55
     rerank_window: PositiveInt = 50
 
-    # --- session support (presets with ``session_support``), after reranking
-    #: ``score_n + weight · support_n``: support is the sum of the ``per_session`` best
-    #: normalised scores a session's candidates have among the first ``depth``. LoCoMo per
-    #: conversation (1,982 questions, ad-hoc loop): turn R@10 / MRR 0.804 / 0.482 without,
-    #: 0.821 / 0.490 with 0.15 (0.826 / 0.490 with 0.3, 0.822 / 0.489 with 0.5); session
-    #: R@10 falls as the weight grows (0.956, 0.949, 0.936, 0.922): results gather in
-    #: fewer sessions.
-    session_support_weight: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 0.15
-    session_support_depth: PositiveInt = 30
-    session_support_per_session: PositiveInt = 3
-
-    # --- session documents (presets with ``session_documents``), after session support
+    # --- session documents (presets with ``session_documents``), after reranking
     #: ``score_n + weight · (rrf_k + 1) / (rrf_k + 1 + rank)``: ``rank`` is the rank of the
     #: candidate's session by BM25 over whole-session documents (the full-text query run on
     #: the ``session_text`` index, :mod:`pipelines.session_documents`). On LoCoMo the session
@@ -171,7 +160,9 @@ class RecallConfig(BaseModel):
     #: Preset full without session support, by weight (0 / 0.2 / 0.3 / 0.4), bench database:
     #: turn R@10 0.830 / 0.838 / 0.847 / 0.845, turn MRR 0.513 / 0.535 / 0.541 / 0.539,
     #: session R@10 0.951 / 0.956 / 0.954 / 0.951, session MRR 0.770 / 0.800 / 0.802 / 0.796
-    #: (the 0 column with session support on; BENCHMARKS.md, session 12).
+    #: (weight 0: the former session support alone, weight 0.15, which this replaces: it
+    #: lifted a turn whose session had other strong candidates in the head; with both,
+    #: 0.847 / 0.540 / 0.946 / 0.798; BENCHMARKS.md, session 12).
     session_document_weight: Weight = 0.3
     session_document_rrf_k: Annotated[int, Field(ge=0)] = 0
     #: How many sessions the session-level search returns (lower ranks get no lift).

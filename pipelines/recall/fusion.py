@@ -164,61 +164,6 @@ def blend_rerank(
     return blended
 
 
-def session_support(
-    scored: Sequence[tuple[str, float]],
-    session_of: Mapping[str, str | None],
-    depth: int,
-    per_session: int,
-) -> dict[str, float]:
-    """How strongly each session is supported by the head of a ranked list: the sum of the
-    ``per_session`` best min-max normalised scores its candidates have among the first
-    ``depth`` of ``scored`` (best first). Candidates without a session support nothing."""
-    if depth < 1 or per_session < 1:
-        raise ValueError("depth and per_session must be >= 1")
-    head = list(scored[:depth])
-    norm = min_max_normalise([s for _, s in head])
-    taken: dict[str, list[float]] = {}
-    for (item_id, _), value in zip(head, norm, strict=True):
-        session = session_of.get(item_id)
-        if session is None:
-            continue
-        values = taken.setdefault(session, [])
-        if len(values) < per_session:
-            values.append(value)
-    return {session: math.fsum(values) for session, values in taken.items()}
-
-
-def session_boost(
-    scored: Sequence[tuple[str, float]],
-    session_of: Mapping[str, str | None],
-    weight: float,
-    depth: int,
-    per_session: int,
-) -> list[tuple[str, float]]:
-    """Lift candidates of well-supported sessions: ``score_n + weight · support_n`` where
-    ``score_n`` is the min-max normalised score and ``support_n`` the min-max normalised
-    :func:`session_support` of the candidate's session (0 without a session, or for a
-    session with no candidate in the head). A turn that answers a question is rarely the
-    only relevant turn of its conversation session, so a turn whose neighbours in the same
-    session also match outranks an equally good lone match. ``weight = 0`` keeps the order.
-    The sort is stable."""
-    if not math.isfinite(weight) or weight < 0.0:
-        raise ValueError("weight must be finite and >= 0")
-    if not scored or weight == 0.0:
-        return list(scored)
-    support = session_support(scored, session_of, depth, per_session)
-    sessions = sorted(support)
-    support_norm = dict(
-        zip(sessions, min_max_normalise([support[s] for s in sessions]), strict=True)
-    )
-    norm = min_max_normalise([s for _, s in scored])
-    out = []
-    for (item_id, _), value in zip(scored, norm, strict=True):
-        lift = support_norm.get(session_of.get(item_id), 0.0)  # no session: never a key
-        out.append((item_id, value + weight * lift))
-    return sorted(out, key=lambda pair: -pair[1])
-
-
 def session_rank_boost(
     scored: Sequence[tuple[str, float]],
     session_of: Mapping[str, str | None],

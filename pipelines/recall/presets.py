@@ -52,15 +52,12 @@ class RecallPreset(BaseModel):
     #: Event-order questions get their results back in time order when the request asks
     #: for ``order="auto"`` (the default order is rank order).
     event_order: bool = False
-    #: Lift candidates whose conversation session has other strong candidates
-    #: (:func:`~pipelines.recall.fusion.session_boost`), after reranking.
-    session_support: bool = False
     #: Scale down conversation turns that end by asking a question
     #: (``question_turn_factor``): a question asks for information and rarely holds it; the
     #: answer does. Other kinds of memory (a note that asks something) are left alone.
     question_prior: bool = False
     #: Lift candidates of the sessions that BM25 over whole-session documents ranks high
-    #: (:func:`~pipelines.recall.fusion.session_rank_boost`), after session support. Left out
+    #: (:func:`~pipelines.recall.fusion.session_rank_boost`), after reranking. Left out
     #: when the request has a ``time_to`` filter (``as_of``): a session's document holds
     #: texts written after it.
     session_documents: bool = False
@@ -112,10 +109,6 @@ FULL = FUSED_RERANK.model_copy(
         "time_expressions": True,
         "speakers": True,
         "event_order": True,
-        # Session documents replace session support: on LoCoMo (bench database, 1,982
-        # questions) support 0.15 + documents 0.3 gave turn R@10 / MRR 0.847 / 0.540 and
-        # session R@10 / MRR 0.946 / 0.798; documents alone 0.847 / 0.541, 0.954 / 0.802.
-        "session_support": False,
         "question_prior": True,
         "session_documents": True,
     }

@@ -18,11 +18,9 @@ Stages (each timed in ``timings_ms``; ``deadline_ms`` cuts the optional ones sho
 5. **details** / **rerank** (optional): embeddings of the head of the list and of its
    conversation neighbours; the cross-encoder (FlashRank, when loaded) or the no-weights
    context reranker, blended with the fused score.
-6. **session** (optional): lift candidates whose conversation session has other strong
-   candidates in the head of the list (session support); **session_documents** (optional):
-   lift candidates of the sessions BM25 over whole-session documents ranks high
-   (``recall/session_ranking``, sent with the embedding-free signals; its wait is timed
-   here).
+6. **session_documents** (optional): lift candidates of the sessions BM25 over
+   whole-session documents ranks high (``recall/session_ranking``, sent with the
+   embedding-free signals; its wait is timed here).
 7. **select** (optional): greedy MMR over the oversampled head (by count, never tokens).
 8. **abstain** (pure): is the evidence strong enough? Results are returned either way.
 9. **touch**: one write raising heat and access counts (never with ``touch=False``).
@@ -64,7 +62,6 @@ from pipelines.recall.config import (
 )
 from pipelines.recall.fusion import (
     blend_rerank,
-    session_boost,
     session_rank_boost,
     temporal_boost,
     weighted_rrf,
@@ -326,9 +323,6 @@ class Recaller:
                     space, plan, order, scores, pool, vectors, explain, embeddings, want_embeddings
                 )
                 clock.lap("rerank")
-        if order and plan.preset.session_support and self.config.session_support_weight > 0:
-            order, scores = self._session_support(order, scores, pool, explain)
-            clock.lap("session")
         if order and sessions is not None:
             ranking = sessions.result() if isinstance(sessions, Future) else sessions()
             order, scores = self._session_documents(order, scores, pool, ranking, explain)
@@ -949,30 +943,6 @@ class Recaller:
                     "blended": b.score,
                 }
         return [b.id for b in blended], {b.id: b.score for b in blended}
-
-    def _session_support(
-        self,
-        order: list[str],
-        scores: dict[str, float],
-        pool: dict[str, _Candidate],
-        explain: dict[str, dict[str, Any]],
-    ) -> tuple[list[str], dict[str, float]]:
-        cfg = self.config
-        boosted = session_boost(
-            [(i, scores[i]) for i in order],
-            {i: pool[i].session_id for i in order},
-            cfg.session_support_weight,
-            cfg.session_support_depth,
-            cfg.session_support_per_session,
-        )
-        for item_id, score in boosted:
-            if item_id in explain:
-                explain[item_id]["session_support"] = {
-                    "session": pool[item_id].session_id,
-                    "before": scores[item_id],
-                    "after": score,
-                }
-        return [i for i, _ in boosted], dict(boosted)
 
     def _session_ranking(
         self, space: str, request: RecallRequest, plan: _Plan

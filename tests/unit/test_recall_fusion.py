@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 from pipelines.recall.fusion import (
     blend_rerank,
     min_max_normalise,
-    session_boost,
     session_rank_boost,
-    session_support,
     temporal_boost,
     weighted_rrf,
 )
@@ -184,56 +182,6 @@ def test_blend_rerank_properties(fused_scores: list[float], rr: list[float], w: 
 
 
 # ----------------------------------------------------------------------------- session support
-
-
-def test_session_support_sums_the_best_normalised_scores_per_session() -> None:
-    scored = [("a1", 1.0), ("b1", 0.8), ("a2", 0.6), ("a3", 0.4), ("c1", 0.2), ("a4", 0.0)]
-    session_of = {"a1": "A", "a2": "A", "a3": "A", "a4": "A", "b1": "B", "c1": "C"}
-    # normalised over the head of 6: 1.0, 0.8, 0.6, 0.4, 0.2, 0.0
-    got = session_support(scored, session_of, depth=6, per_session=2)
-    assert got == pytest.approx({"A": 1.6, "B": 0.8, "C": 0.2})
-    # only the head counts (renormalised over it: 1.0, 0.5, 0.0); a3, c1, a4 are beyond it
-    got = session_support(scored, session_of, depth=3, per_session=5)
-    assert got == pytest.approx({"A": 1.0 + 0.0, "B": 0.5})
-    assert session_support(scored, {}, depth=6, per_session=2) == {}
-    with pytest.raises(ValueError):
-        session_support(scored, session_of, depth=0, per_session=1)
-
-
-def test_session_boost_lifts_a_match_with_support_over_a_lone_match() -> None:
-    # "lone" is the best single match, but three other turns of session A also match
-    scored = [("lone", 1.0), ("a1", 0.95), ("a2", 0.7), ("a3", 0.65), ("x", 0.0)]
-    session_of = {"lone": "L", "a1": "A", "a2": "A", "a3": "A", "x": None}
-    boosted = session_boost(scored, session_of, weight=0.3, depth=5, per_session=3)
-    assert [i for i, _ in boosted][:2] == ["a1", "lone"]
-    assert boosted[-1][0] == "x"  # no session: no lift
-    # weight 0 (or nothing to boost) keeps the input exactly
-    assert session_boost(scored, session_of, 0.0, 5, 3) == scored
-    assert session_boost([], session_of, 0.3, 5, 3) == []
-    with pytest.raises(ValueError):
-        session_boost(scored, session_of, -0.1, 5, 3)
-
-
-@given(
-    st.lists(
-        st.tuples(st.sampled_from(["s1", "s2", "s3", None]), st.floats(0.0, 1.0)),
-        min_size=1,
-        max_size=30,
-    ),
-    st.floats(0.0, 2.0),
-)
-def test_session_boost_keeps_every_candidate_and_the_order_within_a_session(rows, weight) -> None:
-    scored = sorted(((f"m{n}", s) for n, (_, s) in enumerate(rows)), key=lambda p: -p[1])
-    session_of = {f"m{n}": sess for n, (sess, _) in enumerate(rows)}
-    boosted = session_boost(scored, session_of, weight, depth=10, per_session=3)
-    assert sorted(i for i, _ in boosted) == sorted(i for i, _ in scored)
-    position = {i: n for n, (i, _) in enumerate(boosted)}
-    before = {i: s for i, s in scored}
-    for a, _ in scored:
-        for b, _ in scored:
-            same = session_of[a] == session_of[b]
-            if same and before[a] > before[b]:
-                assert position[a] < position[b]  # the same lift: their order is kept
 
 
 def test_session_rank_boost_lifts_the_turns_of_the_best_ranked_sessions() -> None:
