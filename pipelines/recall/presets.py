@@ -58,8 +58,9 @@ class RecallPreset(BaseModel):
     question_prior: bool = False
     #: Lift candidates of the sessions that BM25 over whole-session documents ranks high
     #: (:func:`~pipelines.recall.fusion.session_rank_boost`), after reranking. Left out
-    #: when the request has a ``time_to`` filter (``as_of``): a session's document holds
-    #: texts written after it.
+    #: when the request has a ``time_to`` filter (``as_of``: a session's document holds
+    #: texts written after it), a stage filter or a one-session filter (the lift would be
+    #: about the same for every candidate).
     session_documents: bool = False
 
     @model_validator(mode="after")

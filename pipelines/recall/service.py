@@ -951,13 +951,19 @@ class Recaller:
         their documents, sent now on a second connection (``concurrent_signals``) or as a
         call to make when needed. None when the preset, the weight, the query (no full-text
         terms) or a ``time_to`` filter rules it out: a session's document holds every text
-        of the session, and a recall bounded in time must not be steered by later ones."""
+        of the session, and a recall bounded in time must not be steered by later ones. A
+        recall restricted to stages or to one session skips it too: a stage is usually one
+        session (or a few), so the lift would be the same for (nearly) every candidate, and
+        the round trip is not free (the assembler's Phase 1 recalls one stage)."""
         cfg = self.config
+        f = request.filters
         if (
             not plan.preset.session_documents
             or cfg.session_document_weight <= 0.0
             or not plan.fulltext
-            or request.filters.time_to is not None
+            or f.time_to is not None
+            or f.stages is not None
+            or (f.sessions is not None and len(set(f.sessions)) <= 1)
         ):
             return None
         params = {

@@ -136,7 +136,22 @@ def test_full_recall_lifts_the_turns_of_the_best_ranked_session(engine, garden):
         filters=RecallFilters(time_to=T0 + timedelta(days=30)),
     )  # fmt: skip
     fused = RecallRequest(QUESTION, k=7, touch=False, explain=True, preset="fused_rerank")
-    for rec, req in ((off, request), (recaller, bounded), (recaller, fused)):
+    one_session = RecallRequest(
+        QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(sessions=["garden"])
+    )
+    stages = {h.stage_id for h in recaller.recall(garden, request).results if h.stage_id}
+    staged = RecallRequest(
+        QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(stages=sorted(stages))
+    )
+    two_sessions = RecallRequest(
+        QUESTION, k=7, touch=False, explain=True,
+        filters=RecallFilters(sessions=["garden", "chat"]),
+    )  # fmt: skip
+    assert all("session_document" in e for e in _explained(recaller, garden, two_sessions).values())
+    for rec, req in (
+        (off, request), (recaller, bounded), (recaller, fused), (recaller, one_session),
+        (recaller, staged),
+    ):  # fmt: skip
         assert all("session_document" not in e for e in _explained(rec, garden, req).values())
 
 
