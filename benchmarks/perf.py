@@ -256,6 +256,7 @@ def measure_latency(
     bare_emb_ms: list[float] = []
     context_ms: list[float] = []
     context_modes: dict[str, int] = {}
+    context_mode_ms: dict[str, list[float]] = {}
     stage_ms: dict[str, list[float]] = {}
     for _ in range(repeats):
         for q in queries:
@@ -275,6 +276,7 @@ def measure_latency(
                 context_ms.append(c[0])
                 mode = str(c[1] or "unknown")
                 context_modes[mode] = context_modes.get(mode, 0) + 1
+                context_mode_ms.setdefault(mode, []).append(c[0])
     out: dict[str, Any] = {
         "recall": M.latency_summary(recall_ms),
         "vector_bare": M.latency_summary(bare_ms),
@@ -286,6 +288,11 @@ def measure_latency(
     if context_ms:
         out["context"] = M.latency_summary(context_ms)
         out["context_modes"] = dict(sorted(context_modes.items()))
+        # With calls split between flat and staged mode the overall p50 can sit between the
+        # two populations and jump when a few calls change mode: report each mode too.
+        out["context_by_mode"] = {
+            m: M.latency_summary(v) for m, v in sorted(context_mode_ms.items())
+        }
     r50, b50, e50 = (
         out["recall"]["p50_ms"],
         out["vector_bare"]["p50_ms"],
@@ -486,6 +493,20 @@ def perf_markdown(result: dict[str, Any], images: list[Path], heading: bool = Tr
                 + "; ".join(
                     f"{n} memories: " + ", ".join(f"{k} {v}" for k, v in m.items())
                     for n, m in modes
+                ),
+                "",
+            ]
+        by_mode = [(r["memories"], r["context_by_mode"]) for r in rows if r.get("context_by_mode")]
+        if by_mode:
+            lines += [
+                "Context latency per mode (p50 / p95 ms; the overall p50 can fall between the "
+                "modes): "
+                + "; ".join(
+                    f"{n} memories: "
+                    + ", ".join(
+                        f"{k} {_ms(v['p50_ms'])} / {_ms(v['p95_ms'])}" for k, v in m.items()
+                    )
+                    for n, m in by_mode
                 ),
                 "",
             ]

@@ -178,5 +178,6 @@ def test_perf_small(engine, tmp_path):
         # every /context call is counted under the mode the assembler chose
         assert r["context"]["n"] == 4 and sum(r["context_modes"].values()) == 4
         assert set(r["context_modes"]) <= {"staged", "flat"}
+        assert {m: v["n"] for m, v in r["context_by_mode"].items()} == r["context_modes"]
     with pytest.raises(NotFound):
         spaces.get(engine.store, info["space"])

@@ -105,6 +105,7 @@ def test_perf_report_files(tmp_path):
             "rss_peak_mb": {"api_process": 900.0, "neo4j": 1500.0},
             "context": lat,
             "context_modes": {"flat": 2, "staged": 3},
+            "context_by_mode": {"flat": {"p50_ms": 8.0, "p95_ms": 9.5}, "staged": lat},
         }
         for n in (1000, 10000)
     ]
@@ -121,3 +122,4 @@ def test_perf_report_files(tmp_path):
     md = files["markdown"].read_text()
     assert "| 10000 | 10.0 / 30.0 |" in md
     assert "chose): 1000 memories: flat 2, staged 3; 10000 memories: flat 2, staged 3" in md
+    assert "modes): 1000 memories: flat 8.0 / 9.5, staged 10.0 / 30.0; 10000 memories:" in md
