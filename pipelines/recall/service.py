@@ -324,8 +324,7 @@ class Recaller:
                 )
                 clock.lap("rerank")
         if order and sessions is not None:
-            ranking = sessions.result() if isinstance(sessions, Future) else sessions()
-            order, scores = self._session_documents(order, scores, pool, ranking, explain)
+            order, scores = self._session_documents(order, scores, pool, sessions(), explain)
             clock.lap("session_documents")
         if order and want_embeddings:
             if clock.expired():
@@ -946,10 +945,11 @@ class Recaller:
 
     def _session_ranking(
         self, space: str, request: RecallRequest, plan: _Plan
-    ) -> Future[list[str]] | Callable[[], list[str]] | None:
-        """The session-level search (``session_documents``): session ids ranked by BM25 over
-        their documents, sent now on a second connection (``concurrent_signals``) or as a
-        call to make when needed. None when the preset, the weight, the query (no full-text
+    ) -> Callable[[], list[str]] | None:
+        """The session-level search (``session_documents``): a call that returns the session
+        ids ranked by BM25 over their documents. With ``concurrent_signals`` the query is sent
+        now on a second connection and the call waits for it; otherwise the call runs it.
+        None when the preset, the weight, the query (no full-text
         terms) or a ``time_to`` filter rules it out: a session's document holds every text
         of the session, and a recall bounded in time must not be steered by later ones. A
         recall restricted to stages or to one session skips it too: a stage is usually one
@@ -976,7 +976,7 @@ class Recaller:
             rows = self.engine.store.read("recall/session_ranking", **params)
             return [r["session_id"] for r in rows]
 
-        return _SIGNAL_THREADS.submit(read) if cfg.concurrent_signals else read
+        return _SIGNAL_THREADS.submit(read).result if cfg.concurrent_signals else read
 
     def _session_documents(
         self,
@@ -1000,7 +1000,7 @@ class Recaller:
                 session_id = pool[item_id].session_id
                 explain[item_id]["session_document"] = {
                     "session": session_id,
-                    "rank": rank.get(session_id) if session_id is not None else None,
+                    "rank": rank.get(session_id),
                     "before": scores[item_id],
                     "after": score,
                 }
