@@ -491,12 +491,14 @@ class Assembler:
         if graph is None:
             return {}, facts
 
-        def walk(name: str) -> list[dict[str, Any]]:
+        runs_of = [{"id": n, "keys": keys} for n, (_, keys) in enumerate(groups)]
+
+        def stream(name: str, part: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return self.engine.store.read(
                 "assemble/ppr_stream",
                 space=space,
                 graph=name,
-                groups=[{"id": n, "keys": keys} for n, (_, keys) in enumerate(groups)],
+                groups=part,
                 weight_property="weight",
                 damping=cfg.ppr_damping,
                 max_iterations=cfg.ppr_max_iterations,
@@ -504,6 +506,17 @@ class Assembler:
                 concurrency=cfg.ppr_concurrency,
                 per_run=cfg.ppr_entities_per_run,
             )
+
+        def walk(name: str) -> list[dict[str, Any]]:
+            if len(runs_of) == 1 or not cfg.ppr_parallel_runs:
+                return stream(name, runs_of)
+            # One read per seed group, all but the first on the read-ahead pool (this method
+            # is never itself a pool task); a failed walk raises here, after the others end.
+            rest = [self.read_ahead.submit(stream, name, [run]) for run in runs_of[1:]]
+            rows = stream(name, runs_of[:1])
+            for future in rest:
+                rows.extend(future.result())
+            return rows
 
         try:
             rows = walk(graph)
@@ -1323,16 +1336,17 @@ class _Run:
         if not mass:
             report["reason"] = "PageRank gave no entity any mass"
             return []
+        moment = {} if self.as_of is None else {"as_of": self.as_of}
         rows = self.store.read(
-            "assemble/ppr_memories",
+            "assemble/ppr_memories_as_of" if moment else "assemble/ppr_memories",
             space=self.space,
             entities=[{"key": key, "mass": m} for key, m in mass.items()],
             exclude_stage=current.id,
             exclude_ids=sorted(taken),
             include_superseded=self.request.include_superseded,
-            as_of=self.as_of,
             limit=k * cfg.oversample,
             per_entity=cfg.ppr_memories_per_entity,
+            **moment,
         )
         ranking = []
         for r in rows:

@@ -472,9 +472,9 @@ def _entity_graph(engine, space: str, keys: list[str], edges: list[tuple[str, st
 
 
 def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
-    """The service's GDS walk (one run per weight group, combined linearly) equals the pure
-    power-iteration reference, and on the path a-b-c seeded at a the closed form
-    r_b = 0.1275 / 0.2775, r_a = 0.15 + 0.425 r_b, r_c = 0.425 r_b (damping 0.85)."""
+    """The service's GDS walk (one run per weight group, combined linearly; concurrent or in
+    one statement) equals the pure power-iteration reference, and on the path a-b-c seeded
+    at a the closed form r_b = 0.1275 / 0.2775, r_a = 0.15 + 0.425 r_b, r_c = 0.425 r_b (damping 0.85)."""
     from pipelines import spaces
     from pipelines.assemble.config import AssemblyConfig
     from pipelines.assemble.service import Assembler
@@ -502,6 +502,14 @@ def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
         for n in nodes:
             assert mass[n] == pytest.approx(expected[n], abs=1e-5)
         assert all(mass.get(k, 0.0) == 0.0 for k in ("x", "y", "z"))  # unreachable component
+        # The groups' walks run as concurrent reads by default; one statement gives the same.
+        one_statement = Assembler(
+            engine, config=config.model_copy(update={"ppr_parallel_runs": False})
+        )
+        serial, serial_facts = one_statement.entity_pagerank(space, seeds)
+        assert serial_facts["ppr_runs"] == 2
+        assert serial.keys() == mass.keys()
+        assert all(serial[k] == pytest.approx(mass[k], abs=1e-12) for k in mass)
 
         mass, _ = assembler.entity_pagerank(space, {"x": 1.0})
         r_b = 0.1275 / 0.2775
