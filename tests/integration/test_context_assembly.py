@@ -474,7 +474,8 @@ def _entity_graph(engine, space: str, keys: list[str], edges: list[tuple[str, st
 def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
     """The service's GDS walk (one run per weight group, combined linearly; concurrent or in
     one statement) equals the pure power-iteration reference, and on the path a-b-c seeded
-    at a the closed form r_b = 0.1275 / 0.2775, r_a = 0.15 + 0.425 r_b, r_c = 0.425 r_b (damping 0.85)."""
+    at a the closed form r_b = 0.1275 / 0.2775, r_a = 0.15 + 0.425 r_b, r_c = 0.425 r_b
+    (damping 0.85)."""
     from pipelines import spaces
     from pipelines.assemble.config import AssemblyConfig
     from pipelines.assemble.service import Assembler
