@@ -223,16 +223,18 @@ class AssemblyConfig(BaseModel):
         "in between the share scales linearly. A stage the caller names always gets it.",
     )
     inferred_stage_min_tokens: int | None = Field(
-        default=None,
+        default=800,
         ge=0,
         description="Budget gate: when the current stage would be inferred (the caller names "
         "none) and the context sections have fewer tokens than this, the context is assembled "
-        "in flat mode and the report says why. None (the default): no budget gate. Session 9 "
-        "set 1,200 when a 1K context inferred stage by stage held a gold turn for 0.814 of "
-        "LoCoMo's scale questions against flat recall's 0.821. Since then the confidence gate "
-        "(flat_below_confidence) keeps uncertain stages out, and in session 13 the staged 1K "
-        "context held a gold turn for 1,687 of the 1,982 questions against 1,663 for the "
-        "gated (flat) one (fresh database).",
+        "in flat mode and the report says why: a small budget cannot afford three sections "
+        "scoped to an inferred stage. On LoCoMo's scale setting (1,982 questions, fresh "
+        "database, session 13) the staged context held a gold turn for 1,446 / 1,609 / 1,687 "
+        "questions at windows of 500 / 750 / 1,000 tokens (about 450 / 700 / 950 section "
+        "tokens) against 1,519 / 1,619 / 1,663 in flat mode; 800 sits between the last loss "
+        "and the first win (it was 1,200 before the confidence gate, flat_below_confidence, "
+        "kept uncertain stages out). A stage the caller names is always used. None: no "
+        "budget gate.",
     )
     flat_below_confidence: float | None = Field(
         default=0.0,

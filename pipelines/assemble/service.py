@@ -15,9 +15,9 @@ is structured by scope and fits the budget, plus a machine-readable report of ev
    does not spend most of the budget on the wrong stage.  A named stage gets its full share.
    **Confidence gate**: an inferred stage at confidence ``<= flat_below_confidence`` (default
    0: no stage stands out) is not used at all; the context is assembled flat and
-   ``report.mode_reason`` says why.  **Budget gate** (off by default): below
-   ``inferred_stage_min_tokens`` section tokens no stage is inferred at all: a small context
-   is flat unless the caller names its stage.
+   ``report.mode_reason`` says why.  **Budget gate**: below ``inferred_stage_min_tokens``
+   (800) section tokens no stage is inferred at all: a small context is flat unless the
+   caller names its stage.
 3. **Density gate** (:func:`~pipelines.assemble.stage_inference.density_gate`): small or sparse
    corpora get flat recall (said so in ``report.mode_reason``); ``flat=True`` forces it.
 4. **Phase 1**: recall restricted to the stage, oversampled (``oversample`` x the items the
