@@ -1,13 +1,14 @@
 // Phase 2: memories scored by the PPR mass of the entities they mention (each entity counted
 // once per memory), outside the current stage, valid now: active (plus superseded when
-// $include_superseded). With an as_of moment, assemble/ppr_memories_as_of: one statement for
-// both paid for the as_of branch's SUPERSEDES probes on every row (about 4 ms of 20 at
-// 100,000 memories) even when the moment was null. Each entity contributes at most $per_entity memories
-// (the first its MENTIONS edges yield): an entity mentioned thousands of times would otherwise
-// make this query read every one of them (15 s at 100,000 memories). `m` carries no label on
-// purpose: with `m:Memory` and the `m.space` test the planner seeks every memory of the space in
-// the (space, id) index and probes each for an edge into `e` (12 million db hits, 5.8 s at
-// 100,000 memories, against 0.1 s expanding from `e`); only memories have MENTIONS edges.
+// $include_superseded). With an as_of moment: assemble/ppr_memories_as_of (one statement for
+// both planned the as_of branch's SUPERSEDES probes on every row, about 4 ms of 20 at 100,000
+// memories, even when the moment was null). Each entity contributes at most $per_entity
+// memories (the first its MENTIONS edges yield): an entity mentioned thousands of times would
+// otherwise make this query read every one of them (15 s at 100,000 memories). `m` carries no
+// label on purpose: with `m:Memory` and the `m.space` test the planner seeks every memory of
+// the space in the (space, id) index and probes each for an edge into `e` (12 million db hits,
+// 5.8 s at 100,000 memories, against 0.1 s expanding from `e`); only memories have MENTIONS
+// edges.
 UNWIND $entities AS x
 MATCH (e:Entity {space: $space, key: x.key})
 CALL (e) {

@@ -1,10 +1,6 @@
-// Phase 2 with $as_of: as assemble/ppr_memories, but valid at $as_of: memories that existed then
-// and had not been superseded by then (same rule as assemble/valid_at). Each entity contributes at most $per_entity memories
-// (the first its MENTIONS edges yield): an entity mentioned thousands of times would otherwise
-// make this query read every one of them (15 s at 100,000 memories). `m` carries no label on
-// purpose: with `m:Memory` and the `m.space` test the planner seeks every memory of the space in
-// the (space, id) index and probes each for an edge into `e` (12 million db hits, 5.8 s at
-// 100,000 memories, against 0.1 s expanding from `e`); only memories have MENTIONS edges.
+// Phase 2 with $as_of: as assemble/ppr_memories (see there for the per-entity bound and the
+// unlabelled `m`), but valid at $as_of: memories that existed then and had not been superseded
+// by then (same rule as assemble/valid_at).
 UNWIND $entities AS x
 MATCH (e:Entity {space: $space, key: x.key})
 CALL (e) {

@@ -511,7 +511,7 @@ class Assembler:
             if len(runs_of) == 1 or not cfg.ppr_parallel_runs:
                 return stream(name, runs_of)
             # One read per seed group, all but the first on the read-ahead pool (this method
-            # is never itself a pool task); a failed walk raises here, after the others end.
+            # is never itself a pool task); a failed walk raises here, as one statement would.
             rest = [self.read_ahead.submit(stream, name, [run]) for run in runs_of[1:]]
             rows = stream(name, runs_of[:1])
             for future in rest:
