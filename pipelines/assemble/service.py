@@ -1336,9 +1336,8 @@ class _Run:
         if not mass:
             report["reason"] = "PageRank gave no entity any mass"
             return []
-        moment = {} if self.as_of is None else {"as_of": self.as_of}
         rows = self.store.read(
-            "assemble/ppr_memories_as_of" if moment else "assemble/ppr_memories",
+            "assemble/ppr_memories" if self.as_of is None else "assemble/ppr_memories_as_of",
             space=self.space,
             entities=[{"key": key, "mass": m} for key, m in mass.items()],
             exclude_stage=current.id,
@@ -1346,7 +1345,7 @@ class _Run:
             include_superseded=self.request.include_superseded,
             limit=k * cfg.oversample,
             per_entity=cfg.ppr_memories_per_entity,
-            **moment,
+            as_of=self.as_of,  # unused by assemble/ppr_memories
         )
         ranking = []
         for r in rows:
