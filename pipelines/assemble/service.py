@@ -78,10 +78,10 @@ from pydantic import ValidationError
 
 from pipelines import spaces
 from pipelines.assemble.blocks import (
+    DATA_NOTICE,
     RECORDS_TAG,
     MemoryRecord,
     StageSummaryRecord,
-    data_notice,
     group_records,
     parse_blocks,
     parse_records,
@@ -1466,7 +1466,7 @@ class _Run:
         """Flat mode's slot keys, template, prompt budget, section budget and the room its
         records have (the section budget less the header)."""
         keys = [_SLOT_OF[FLAT_SECTION]]
-        template, budget = self._template(keys, with_stage=self.config.flat_stage_provenance)
+        template, budget = self._template(keys)
         section_budget = self._section_budget(budget.content_budget)
         header_tokens = max(
             self.est.count(f"{_FLAT_HEADER}\n{_FLAT_EMPTY}"),
@@ -1554,10 +1554,9 @@ class _Run:
 
     # ------------------------------------------------------------------ prompt
 
-    def _template(self, context_keys: list[str], with_stage: bool = True) -> tuple[str, Any]:
+    def _template(self, context_keys: list[str]) -> tuple[str, Any]:
         leading = [s.key for s in self.caller_slots]
-        notice = data_notice(with_stage)
-        template = build_template(leading, context_keys, QUERY_SLOT, "Query", notice)
+        template = build_template(leading, context_keys, QUERY_SLOT, "Query", DATA_NOTICE)
         budget = prompt_budget(
             template,
             [*leading, *context_keys, QUERY_SLOT],
