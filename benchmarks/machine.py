@@ -15,8 +15,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def code_version(root: Path = REPO_ROOT) -> dict[str, Any]:
-    """``git rev-parse HEAD`` and whether the tree had uncommitted changes; "unknown" outside a
-    git checkout."""
+    """``git rev-parse HEAD`` and whether the tree had uncommitted changes (result files under
+    benchmarks/results/ do not count: an earlier run's output is not a code change); "unknown"
+    outside a git checkout."""
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -27,7 +28,7 @@ def code_version(root: Path = REPO_ROOT) -> dict[str, Any]:
             check=True,
         ).stdout.strip()
         status = subprocess.run(
-            ["git", "status", "--porcelain"],
+            ["git", "status", "--porcelain", "--", ".", ":(exclude)benchmarks/results"],
             cwd=root,
             capture_output=True,
             text=True,
