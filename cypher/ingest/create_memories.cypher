@@ -1,4 +1,5 @@
-// New memories (the caller filtered out ids that exist). Embeddings are stored as float32.
+// New memories (the caller filtered out ids that exist). Embeddings are stored as float32;
+// token vectors (late interaction) as int8 bytes, with their format (null when not computed).
 UNWIND $rows AS row
 CREATE (m:Memory {space: $space, id: row.id})
 SET m.space_tag = $space_tag, m.text = row.text, m.role = row.role, m.speaker = row.speaker, m.kind = row.kind,
@@ -6,7 +7,8 @@ SET m.space_tag = $space_tag, m.text = row.text, m.role = row.role, m.speaker = 
     m.content_hash = row.content_hash, m.session_id = row.session_id,
     m.turn_index = row.turn_index, m.stage_id = row.stage_id, m.status = 'active',
     m.heat = row.heat, m.access_count = 0, m.importance = row.importance,
-    m.gate = row.gate, m.metadata = row.metadata, m.caption = row.caption
+    m.gate = row.gate, m.metadata = row.metadata, m.caption = row.caption,
+    m.token_vectors = row.tokens, m.token_format = row.token_format
 WITH m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
 WITH m, row

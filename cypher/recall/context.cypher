@@ -1,7 +1,8 @@
 // Context reranker input: for each memory of the head of the fused list, its cosine to the
 // query embedding and the cosines of its conversation neighbours up to $window turns away
 // (NEXT edges, either direction; $window <= 3). Scores are normalised as (1 + cos) / 2.
-// With $with_embeddings the stored embedding comes along (MMR selection needs it next).
+// With $with_embeddings the stored embedding comes along (MMR selection needs it next); with
+// a $token_format, the token vectors stored in that format (late interaction needs them).
 UNWIND $ids AS id
 MATCH (m:Memory {space: $space, id: id})
 WHERE m.embedding IS NOT NULL
@@ -14,4 +15,5 @@ CALL (m) {
          AS neighbours
 }
 RETURN m.id AS id, vector.similarity.cosine(m.embedding, $embedding) AS score, neighbours,
-       CASE WHEN $with_embeddings THEN m.embedding END AS embedding
+       CASE WHEN $with_embeddings THEN m.embedding END AS embedding,
+       CASE WHEN m.token_format = $token_format THEN m.token_vectors END AS tokens

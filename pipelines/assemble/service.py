@@ -355,7 +355,7 @@ class _MemoEmbedder:
     def __init__(self, inner: Any, size: int = 512) -> None:
         self.inner = inner
         self.size = size
-        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memo: OrderedDict[str, tuple[np.ndarray, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -363,24 +363,34 @@ class _MemoEmbedder:
         return int(self.inner.dimensions)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode_with_tokens(texts)[0]
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[Any]]:
+        """Vectors and late-interaction token vectors (None for each text when the inner
+        embedder has no ``encode_with_tokens``). Both come from one forward pass, so the
+        memo keeps both whatever was asked first."""
         texts = list(texts)
+        if not texts:
+            return self.inner.encode(texts), []
         with self._lock:
             found = {t: self._memo[t] for t in texts if t in self._memo}
             for t in found:
                 self._memo.move_to_end(t)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            vectors = self.inner.encode(missing)
+            with_tokens = getattr(self.inner, "encode_with_tokens", None)
+            if with_tokens is not None:
+                vectors, tokens = with_tokens(missing)
+            else:
+                vectors, tokens = self.inner.encode(missing), [None] * len(missing)
             with self._lock:
-                for t, v in zip(missing, vectors, strict=True):
-                    found[t] = v
-                    self._memo[t] = v
+                for t, v, tok in zip(missing, vectors, tokens, strict=True):
+                    found[t] = (v, tok)
+                    self._memo[t] = (v, tok)
                     self._memo.move_to_end(t)
                 while len(self._memo) > self.size:
                     self._memo.popitem(last=False)
-        if not texts:
-            return self.inner.encode(texts)
-        return np.stack([found[t] for t in texts])
+        return np.stack([found[t][0] for t in texts]), [found[t][1] for t in texts]
 
 
 class _EngineView:

@@ -221,6 +221,12 @@ class IngestConfig(BaseModel):
     something is part of what it means: on LoCoMo, exact dense search over speaker-attributed
     turns finds the gold turn in the top 10 for 0.48 / 0.43 of the questions of the first two
     conversations, against 0.31 / 0.27 for the bare text (exact search, all-MiniLM-L6-v2)."""
+    token_vectors: bool = True
+    """Store each new memory's late-interaction token vectors
+    (:mod:`pipelines.models.late_interaction`), computed in the same forward pass as its
+    embedding, for the ``late_interaction`` step of recall. About 2 KB per turn; memories
+    stored without them (or in an older format) are filled in by the ``token_vectors``
+    consolidation job, and recall treats a memory without them as unscored by that step."""
 
 
 DEFAULT_INGEST_CONFIG = IngestConfig()

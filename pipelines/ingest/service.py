@@ -38,6 +38,7 @@ from pipelines.ingest.stages import (
     stage_spans,
 )
 from pipelines.ingest.text import content_hash, embedding_input
+from pipelines.models.late_interaction import TOKEN_FORMAT, pack
 
 Role = Literal["user", "assistant", "system", "tool", "note"]
 Decision = Literal["stored", "merged", "rejected", "unchanged"]
@@ -129,6 +130,7 @@ class _Item:
     existing: bool = False
     stage_id: str | None = None
     embedding: np.ndarray | None = None
+    tokens: bytes | None = None  # packed late-interaction token vectors
     mentions: list[EntityMention] = field(default_factory=list)
     gate: GateDecision | None = None
     facts: int = 0
@@ -297,12 +299,17 @@ class Ingestor:
         new = [it for it in items if not it.existing]
         if not new:
             return
-        vectors = self.engine.embedder.encode(
-            [
-                embedding_input(it.text, it.speaker, with_speaker=self.config.embed_speaker)
-                for it in new
-            ]
-        )
+        inputs = [
+            embedding_input(it.text, it.speaker, with_speaker=self.config.embed_speaker)
+            for it in new
+        ]
+        with_tokens = getattr(self.engine.embedder, "encode_with_tokens", None)
+        if self.config.token_vectors and with_tokens is not None:
+            vectors, tokens = with_tokens(inputs)
+            for it, tok in zip(new, tokens, strict=True):
+                it.tokens = pack(tok)
+        else:
+            vectors = self.engine.embedder.encode(inputs)
         for it, vec in zip(new, vectors, strict=True):
             it.embedding = vec
         for it, mentions in zip(
@@ -458,6 +465,8 @@ class Ingestor:
                 "metadata": json.dumps(it.metadata, sort_keys=True) if it.metadata else None,
                 "caption": f"{it.speaker or it.role}: {it.text[:60]}",
                 "embedding": it.embedding.tolist() if it.embedding is not None else None,
+                "tokens": it.tokens,
+                "token_format": TOKEN_FORMAT if it.tokens is not None else None,
             }
             for it in stored
         ]

@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from pipelines.models import ModelStatus
+from pipelines.models.late_interaction import token_vectors
 from pipelines.models.query_encoder import (
     OnnxQueryEncoder,
     QueryEncoderStatus,
@@ -115,6 +116,47 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
         return np.asarray(vecs, dtype=np.float32)
+
+    def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The sentence vectors of :meth:`encode` and, from the same forward pass, each
+        text's late-interaction token vectors
+        (:func:`pipelines.models.late_interaction.token_vectors`).
+
+        A few texts (a query) run on onnxruntime when it is active; batches run on PyTorch
+        in length-sorted chunks of ``batch_size`` (as sentence-transformers batches)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32), []
+        if len(texts) <= self.direct_max and self._onnx is not None:
+            vecs, toks = [], []
+            for t in texts:
+                ids = self._query_ids(t)
+                vec, hidden = self._onnx.encode_ids_tokens(ids)
+                with self._query_lock:
+                    pieces = self._query_tokenizer.convert_ids_to_tokens(ids[0].tolist())
+                vecs.append(vec)
+                toks.append(token_vectors(hidden, pieces))
+            return np.stack(vecs), toks
+        import torch
+
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        tokens: list[np.ndarray] = [np.zeros((0, 0), dtype=np.float32)] * len(texts)
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start : start + self.batch_size]
+                features = self._preprocess([texts[i] for i in chunk])
+                out = self._model(features)
+                sent = torch.nn.functional.normalize(out["sentence_embedding"], p=2, dim=1)
+                hidden = out["token_embeddings"].numpy()
+                ids = features["input_ids"].numpy()
+                lengths = features["attention_mask"].sum(dim=1).tolist()
+                for row, i in enumerate(chunk):
+                    n = int(lengths[row])
+                    pieces = self._model.tokenizer.convert_ids_to_tokens(ids[row, :n].tolist())
+                    vectors[i] = sent[row].numpy()
+                    tokens[i] = token_vectors(hidden[row, :n], pieces)
+        return vectors, tokens
 
     def _forward(self, texts: list[str]) -> np.ndarray:
         """A few texts (a query): onnxruntime one text at a time when the ONNX encoder is

@@ -8,9 +8,10 @@ exported to ONNX once, on this machine, and cached (``<cache>/<model>-<weights h
 The exported graph takes the token ids of ONE text (no padding, so no attention mask: the
 mask handling of ``transformers`` does not survive tracing) and returns the mean-pooled,
 L2-normalised embedding, the same computation as the sentence-transformers pipeline
-(Transformer -> mean Pooling -> Normalize). At load the encoder is checked against PyTorch on
-probe texts; if the export or the check fails, queries stay on PyTorch and readiness says why.
-Batches (ingest) always run on PyTorch, where padding and batching pay.
+(Transformer -> mean Pooling -> Normalize), and the last layer's token vectors (for late
+interaction, :mod:`pipelines.models.late_interaction`). At load the encoder is checked
+against PyTorch on probe texts; if the export or the check fails, queries stay on PyTorch
+and readiness says why. Batches (ingest) always run on PyTorch, where padding and batching pay.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 log = logging.getLogger("mnemograph.models")
 
 #: Bumped when the exported graph changes, so stale cache files are not reused.
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 #: Texts the ONNX encoder must reproduce at load (short, long enough to truncate, non-ASCII).
 PROBE_TEXTS = (
     "readiness probe",
@@ -66,7 +67,8 @@ def weights_digest(model_dir: Path) -> str:
 
 
 def export_onnx(transformer: Any, example_ids: Any, path: Path) -> None:
-    """Export ``transformer`` (a Hugging Face encoder) as ids -> normalised mean embedding.
+    """Export ``transformer`` (a Hugging Face encoder) as ids -> (normalised mean embedding,
+    token vectors).
 
     A deep copy is exported with eager attention, so the live model is not touched. The file
     is written next to ``path`` and renamed into place: concurrent exports never leave a
@@ -82,11 +84,11 @@ def export_onnx(transformer: Any, example_ids: Any, path: Path) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        def forward(self, input_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             hidden = self.inner(
                 input_ids=input_ids, attention_mask=torch.ones_like(input_ids)
             ).last_hidden_state
-            return torch.nn.functional.normalize(hidden.mean(dim=1), p=2, dim=1)
+            return torch.nn.functional.normalize(hidden.mean(dim=1), p=2, dim=1), hidden[0]
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -102,8 +104,8 @@ def export_onnx(transformer: Any, example_ids: Any, path: Path) -> None:
                 (example_ids,),
                 str(tmp),
                 input_names=["input_ids"],
-                output_names=["embedding"],
-                dynamic_axes={"input_ids": {1: "tokens"}},
+                output_names=["embedding", "tokens"],
+                dynamic_axes={"input_ids": {1: "tokens"}, "tokens": {0: "tokens"}},
                 opset_version=17,
                 dynamo=False,
             )
@@ -113,7 +115,8 @@ def export_onnx(transformer: Any, example_ids: Any, path: Path) -> None:
 
 
 class OnnxQueryEncoder:
-    """One text's token ids -> its L2-normalised embedding, with onnxruntime on the CPU."""
+    """One text's token ids -> its L2-normalised embedding (and, on request, its token
+    vectors), with onnxruntime on the CPU."""
 
     def __init__(self, path: Path, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -132,8 +135,15 @@ class OnnxQueryEncoder:
 
     def encode_ids(self, input_ids: np.ndarray) -> np.ndarray:
         """``input_ids``: shape (1, tokens), int64. Returns shape (dims,), float32."""
-        out = self._session.run(None, {"input_ids": input_ids.astype(np.int64, copy=False)})
+        out = self._session.run(
+            ["embedding"], {"input_ids": input_ids.astype(np.int64, copy=False)}
+        )
         return np.asarray(out[0][0], dtype=np.float32)
+
+    def encode_ids_tokens(self, input_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`encode_ids`, plus the last layer's token vectors, shape (tokens, dims)."""
+        out = self._session.run(None, {"input_ids": input_ids.astype(np.int64, copy=False)})
+        return np.asarray(out[0][0], dtype=np.float32), np.asarray(out[1], dtype=np.float32)
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,14 @@ class RecallConfig(BaseModel):
     context_window: PositiveInt = 1
     context_weight: UnitFloat = 1.0
     context_rerank_weight: UnitFloat = 0.3
+    #: Late interaction (presets with ``late_interaction``), after the session documents:
+    #: the first ``late_interaction_window`` candidates are rescored
+    #: ``(1 − w)·score_n + w·maxsim_n`` (both min-max normalised over them), where ``maxsim``
+    #: compares the query's token vectors with each memory's stored ones
+    #: (:mod:`pipelines.models.late_interaction`). Chosen offline on LoCoMo (session 14:
+    #: windows 20 / 30 / 50, weights 0.1 to 0.5); BENCHMARKS.md has the measured effect.
+    late_interaction_window: PositiveInt = 50
+    late_interaction_weight: UnitFloat = 0.2
 
     @model_validator(mode="after")
     def _check(self) -> Self:

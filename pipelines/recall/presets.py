@@ -62,6 +62,10 @@ class RecallPreset(BaseModel):
     #: texts written after it), a stage filter or a one-session filter (the lift would be
     #: about the same for every candidate).
     session_documents: bool = False
+    #: Rescore the head of the list by late interaction (MaxSim over the embedding model's
+    #: token vectors, stored at ingest; :mod:`pipelines.models.late_interaction`): a
+    #: reranker that needs no new weights. Memories without token vectors are left unscored.
+    late_interaction: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
@@ -112,6 +116,7 @@ FULL = FUSED_RERANK.model_copy(
         "event_order": True,
         "question_prior": True,
         "session_documents": True,
+        "late_interaction": True,
     }
 )
 

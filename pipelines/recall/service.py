@@ -44,6 +44,7 @@ from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.graph import as_utc, from_epoch_micros
 from pipelines.ingest.entities import canonicalize
+from pipelines.models.late_interaction import TOKEN_FORMAT, maxsim, unpack
 from pipelines.recall.abstain import (
     AbstentionDecision,
     AbstentionInputs,
@@ -62,6 +63,7 @@ from pipelines.recall.config import (
 )
 from pipelines.recall.fusion import (
     blend_rerank,
+    head_blend,
     session_rank_boost,
     temporal_boost,
     weighted_rrf,
@@ -298,7 +300,7 @@ class Recaller:
                 read = self.engine.store.read
                 lexical = _SIGNAL_THREADS.submit(read, "recall/candidates", **params)
         sessions = self._session_ranking(space, request, plan)
-        vectors = self._embed(plan)
+        vectors, query_tokens = self._embed(plan)
         clock.lap("embed")
 
         pool = self._candidates(space, request, plan, vectors, profile, lexical)
@@ -313,6 +315,8 @@ class Recaller:
         scores = dict(ranked)
         order = [item_id for item_id, _ in ranked]
         embeddings: dict[str, np.ndarray] = {}
+        # late interaction: stored token vectors by id (None: asked, none stored)
+        tokens: dict[str, bytes | None] = {}
         selected: list[str] | None = None
         want_embeddings = plan.preset.selection or with_embeddings
         if order and plan.preset.rerank:
@@ -320,12 +324,29 @@ class Recaller:
                 complete = False
             else:
                 order, scores = self._rerank(
-                    space, plan, order, scores, pool, vectors, explain, embeddings, want_embeddings
+                    space,
+                    plan,
+                    order,
+                    scores,
+                    pool,
+                    vectors,
+                    explain,
+                    embeddings,
+                    want_embeddings,
+                    tokens if query_tokens is not None else None,
                 )
                 clock.lap("rerank")
         if order and sessions is not None:
             order, scores = self._session_documents(order, scores, pool, sessions(), explain)
             clock.lap("session_documents")
+        if order and query_tokens is not None:
+            if clock.expired():
+                complete = False
+            else:
+                order, scores = self._late_interaction(
+                    space, order, scores, query_tokens, tokens, explain
+                )
+                clock.lap("late_interaction")
         if order and want_embeddings:
             if clock.expired():
                 complete = False
@@ -517,12 +538,22 @@ class Recaller:
 
     @staticmethod
     def _needs_embedding(plan: _Plan) -> bool:
-        return plan.weights[SIGNAL_VECTOR] > 0.0 or plan.preset.rerank
+        return (
+            plan.weights[SIGNAL_VECTOR] > 0.0 or plan.preset.rerank or plan.preset.late_interaction
+        )
 
-    def _embed(self, plan: _Plan) -> np.ndarray | None:
+    def _embed(self, plan: _Plan) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The query's embeddings (vector text, then sub-queries) and, for late
+        interaction, the vector text's token vectors from the same forward pass (None when
+        the preset does not ask for them or the embedder cannot give them)."""
         if not self._needs_embedding(plan):
-            return None
-        return self.engine.embedder.encode([plan.vector_text, *plan.subqueries])
+            return None, None
+        texts = [plan.vector_text, *plan.subqueries]
+        with_tokens = getattr(self.engine.embedder, "encode_with_tokens", None)
+        if not plan.preset.late_interaction or with_tokens is None:
+            return self.engine.embedder.encode(texts), None
+        vectors, tokens = with_tokens(texts)
+        return vectors, tokens[0]
 
     def _filter_params(self, request: RecallRequest) -> dict[str, Any]:
         f = request.filters
@@ -893,10 +924,12 @@ class Recaller:
         explain: dict[str, dict[str, Any]],
         embeddings: dict[str, np.ndarray],
         fetch_embeddings: bool,
+        tokens: dict[str, bytes | None] | None,
     ) -> tuple[list[str], dict[str, float]]:
         """Rerank the head of the list: the cross-encoder when loaded, else the context
         reranker (a turn with its neighbours), blended with the fused score. The context
-        reranker's round trip also fills ``embeddings`` for the head when selection follows."""
+        reranker's round trip also fills ``embeddings`` for the head when selection follows,
+        and ``tokens`` (when given) with the head's late-interaction token vectors."""
         cfg = self.config
         window = order[: cfg.rerank_window]
         reranker = self.engine.models.reranker
@@ -912,10 +945,13 @@ class Recaller:
                 embedding=vectors[0].tolist(),
                 window=cfg.context_window,
                 with_embeddings=fetch_embeddings,
+                token_format=TOKEN_FORMAT if tokens is not None else None,
             )
             for r in rows:
                 if r["embedding"] is not None:
                     embeddings[r["id"]] = np.asarray(r["embedding"], dtype=np.float32)
+                if tokens is not None:
+                    tokens[r["id"]] = r["tokens"]
             rerank_scores = context_scores(
                 {r["id"]: _cosine_from_neo4j(r["score"]) for r in rows},
                 {
@@ -1005,6 +1041,52 @@ class Recaller:
                     "after": score,
                 }
         return [i for i, _ in boosted], dict(boosted)
+
+    def _late_interaction(
+        self,
+        space: str,
+        order: list[str],
+        scores: dict[str, float],
+        query_tokens: np.ndarray,
+        tokens: dict[str, bytes | None],
+        explain: dict[str, dict[str, Any]],
+    ) -> tuple[list[str], dict[str, float]]:
+        """Rescore the head of the list by MaxSim of the query's token vectors against each
+        memory's stored ones (:func:`~pipelines.recall.fusion.head_blend`). Token vectors the
+        rerank's round trip did not bring are read here; memories without any (stored
+        before token vectors, or in another format: the ``token_vectors`` job fills them
+        in) get no late-interaction score."""
+        cfg = self.config
+        window = order[: cfg.late_interaction_window]
+        missing = [i for i in window if i not in tokens]
+        if missing:
+            rows = self.engine.store.read(
+                "recall/token_vectors", space=space, ids=missing, token_format=TOKEN_FORMAT
+            )
+            tokens.update(dict.fromkeys(missing))
+            tokens.update({r["id"]: r["tokens"] for r in rows})
+        late = {}
+        for item_id in window:
+            blob = tokens.get(item_id)
+            if blob:
+                late[item_id] = maxsim(query_tokens, unpack(blob))
+        if len(late) < 2:
+            return order, scores
+        blended = head_blend(
+            [(i, scores[i]) for i in order],
+            late,
+            cfg.late_interaction_weight,
+            cfg.late_interaction_window,
+        )
+        for b in blended:
+            if b.id in explain and b.reranked:
+                explain[b.id]["late_interaction"] = {
+                    "maxsim": late[b.id],
+                    "normalised": b.rerank_norm,
+                    "before": scores[b.id],
+                    "after": b.score,
+                }
+        return [b.id for b in blended], {b.id: b.score for b in blended}
 
     def _select(
         self,
