@@ -30,6 +30,7 @@ __all__ = [
     "SchemaConfig",
     "StageRule",
     "SupersedeConfig",
+    "TokenVectorConfig",
     "UpkeepConfig",
     "effective_config",
     "parse_intervals",
@@ -43,6 +44,7 @@ JOB_NAMES: tuple[str, ...] = (
     "communities",
     "schemas",
     "upkeep",
+    "token_vectors",
     "retention",
 )
 
@@ -204,6 +206,16 @@ class UpkeepConfig(BaseModel):
     ``forget_entity_projection`` and asks again. 0: check on every call."""
 
 
+class TokenVectorConfig(BaseModel):
+    """The ``token_vectors`` job: late-interaction token vectors for memories stored without
+    them (before they existed, or in an older format)."""
+
+    model_config = _FROZEN
+
+    batch_size: int = Field(default=256, ge=1, le=10_000)
+    """Memories embedded and written per transaction."""
+
+
 class RetentionPolicy(BaseModel):
     """A space's retention policy (``settings.retention``). Facts and schemas are always kept."""
 
@@ -253,6 +265,7 @@ class SchedulerConfig(BaseModel):
         ("communities", 24 * 3600.0),
         ("schemas", 6 * 3600.0),
         ("upkeep", 6 * 3600.0),
+        ("token_vectors", 6 * 3600.0),
         ("retention", 24 * 3600.0),
     )
     max_spaces: int = Field(default=10_000, ge=1)
@@ -277,6 +290,7 @@ class ConsolidationConfig(BaseModel):
     communities: CommunityConfig = CommunityConfig()
     schemas: SchemaConfig = SchemaConfig()
     upkeep: UpkeepConfig = UpkeepConfig()
+    token_vectors: TokenVectorConfig = TokenVectorConfig()
     retention: RetentionConfig = RetentionConfig()
     runner: RunnerConfig = RunnerConfig()
     scheduler: SchedulerConfig = SchedulerConfig()

@@ -155,6 +155,7 @@ def job_function(name: str) -> JobFunction:
         retention,
         schemas,
         supersede,
+        token_vectors,
         upkeep,
     )
 
@@ -165,6 +166,7 @@ def job_function(name: str) -> JobFunction:
         "communities": communities.run,
         "schemas": schemas.run,
         "upkeep": upkeep.run,
+        "token_vectors": token_vectors.run,
         "retention": retention.run,
     }
     if name not in table:

@@ -75,7 +75,7 @@ def projection(dims_in: int, dims_out: int = TOKEN_DIMS) -> np.ndarray:
         np.frombuffer(hashlib.shake_256(_PROJECTION_SEED).digest((n + 7) // 8), dtype=np.uint8)
     )[:n]
     signs = bits.astype(np.float32) * 2.0 - 1.0
-    out = (signs / np.sqrt(dims_out)).reshape(dims_in, dims_out)
+    out = (signs / np.float32(np.sqrt(dims_out))).reshape(dims_in, dims_out).astype(np.float32)
     out.setflags(write=False)
     return out
 

@@ -569,14 +569,23 @@ def test_vector_text_is_what_recall_embeds_first(engine, conv, monkeypatch):
     assert "Alice" not in text and "Zentrix" in text
     seen: list[list[str]] = []
     encode = engine.embedder.encode
+    encode_with_tokens = engine.embedder.encode_with_tokens
 
     def spy(texts):
         seen.append(list(texts))
         return encode(texts)
 
+    def spy_tokens(texts):  # presets with late interaction embed with token vectors
+        seen.append(list(texts))
+        return encode_with_tokens(texts)
+
     monkeypatch.setattr(engine.embedder, "encode", spy)
+    monkeypatch.setattr(engine.embedder, "encode_with_tokens", spy_tokens)
     recaller.recall(conv["a"], RecallRequest(query, k=3, touch=False))
     assert seen and seen[0][0] == text
+    seen.clear()
+    recaller.recall(conv["a"], RecallRequest(query, k=3, touch=False, preset="fused_rerank"))
+    assert seen and seen[0][0] == recaller.vector_text(conv["a"], query, "fused_rerank")
     with pytest.raises(InvalidInput):
         recaller.vector_text(conv["a"], "   ")
 

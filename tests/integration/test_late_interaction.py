@@ -1,0 +1,117 @@
+"""Late interaction against a real Neo4j and the real model: token vectors stored at ingest,
+used by recall (explained), filled in by the ``token_vectors`` job (idempotent, one space
+only), and the ONNX query path giving PyTorch's token vectors."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from pipelines.consolidate.runner import run_job
+from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, maxsim, unpack
+from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
+
+
+def stored(engine, space) -> dict[str, tuple[str | None, bytes | None]]:
+    rows = engine.store.read("consolidate/testing_token_vectors", space=space)
+    return {r["id"]: (r["token_format"], r["tokens"]) for r in rows}
+
+
+@pytest.fixture
+def other_space(client) -> Iterator[str]:
+    space_id = f"t-{uuid.uuid4().hex[:10]}"
+    assert client.post("/v1/spaces", json={"id": space_id}).status_code == 201
+    yield space_id
+    client.delete(f"/v1/spaces/{space_id}")
+
+
+def test_ingest_stores_token_vectors_in_the_current_format(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    rows = stored(engine, space)
+    assert len(rows) == 8
+    for fmt, blob in rows.values():
+        assert fmt == TOKEN_FORMAT
+        assert blob and len(blob) % TOKEN_DIMS == 0
+        assert np.allclose(np.linalg.norm(unpack(blob), axis=1), 1.0, atol=1e-5)
+
+
+def test_recall_explains_the_late_interaction_step(client, engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    r = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": "Where did Ann move for her job at Sony?", "explain": True, "touch": False},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert "late_interaction" in body["timings_ms"]
+    top = body["results"][0]
+    assert "Tokyo" in top["content"]
+    late = top["explain"]["late_interaction"]
+    assert -1.0 <= late["maxsim"] <= 1.0 and 0.0 <= late["normalised"] <= 1.0
+    # the preset without the step: no late-interaction timing, nothing explained
+    r = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": "Where did Ann move?", "explain": True, "preset": "fused_rerank"},
+    )
+    assert "late_interaction" not in r.json()["timings_ms"]
+    assert all("late_interaction" not in h["explain"] for h in r.json()["results"])
+
+
+def test_recall_without_stored_token_vectors_skips_the_step(client, engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    engine.store.write("consolidate/testing_drop_token_vectors", space=space)
+    r = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": "Where did Ann move for her job?", "explain": True, "touch": False},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["results"]
+    assert all("late_interaction" not in h["explain"] for h in r.json()["results"])
+
+
+def test_job_fills_missing_token_vectors_in_its_space_only_and_is_idempotent(
+    engine, space, other_space
+):
+    ingest(engine, space, BIOGRAPHY)
+    ingest(engine, other_space, BIOGRAPHY)
+    before = stored(engine, space)
+    for s in (space, other_space):
+        engine.store.write("consolidate/testing_drop_token_vectors", space=s)
+
+    dry = run_job(engine, space, "token_vectors", dry_run=True, now=NOW)
+    assert dry["status"] == "ok" and dry["counts"] == {"pending": 8}, dry
+    assert all(fmt is None for fmt, _ in stored(engine, space).values())
+
+    run = run_job(engine, space, "token_vectors", now=NOW)
+    assert run["status"] == "ok", run
+    assert run["counts"]["filled"] == 8 and run["counts"]["pending"] == 8
+    after = stored(engine, space)
+    for mid, (fmt, blob) in after.items():
+        assert fmt == TOKEN_FORMAT
+        # the same vectors as ingest stored (up to int8 rounding of float noise)
+        assert maxsim(unpack(blob), unpack(before[mid][1])) > 0.999
+    # the other space was not touched
+    assert all(fmt is None and blob is None for fmt, blob in stored(engine, other_space).values())
+
+    again = run_job(engine, space, "token_vectors", now=NOW)
+    assert again["counts"] == {"pending": 0}, again
+    assert stored(engine, space) == after
+
+
+def test_onnx_query_tokens_match_the_pytorch_batch(models):
+    emb = models.embedder
+    texts = [
+        "When did Caroline go to the LGBTQ support group?",
+        "Ünïcödé, emoji 🎨 and CJK 東京 in one query",
+    ]
+    assert emb.query_encoder_status.active, emb.query_encoder_status.detail
+    vec_q, tok_q = emb.encode_with_tokens(texts)  # a few texts: onnxruntime
+    vec_b, tok_b = emb.encode_with_tokens(texts * 8)  # a batch: PyTorch
+    assert np.abs(vec_q - vec_b[:2]).max() < 1e-4
+    assert np.abs(vec_b[:2] - emb.encode(texts)).max() < 1e-4
+    for a, b in zip(tok_q, tok_b[:2], strict=True):
+        assert a.shape == b.shape and a.shape[1] == TOKEN_DIMS
+        assert np.abs(a - b).max() < 1e-4
