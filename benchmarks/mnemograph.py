@@ -17,14 +17,22 @@ from typing import Any
 
 from benchmarks.sut import CorpusSession, Hit, IngestStats, QueryInput, Retrieval
 
-RECALL_PRESETS: tuple[str, ...] = ("fulltext", "dense", "fused", "fused_rerank", "full")
+RECALL_PRESETS: tuple[str, ...] = (
+    "fulltext",
+    "dense",
+    "fused",
+    "fused_rerank",
+    "full_no_late",
+    "full",
+)
 """Recall configurations, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
-full (selection and graph signals)."""
+full without late interaction (query understanding, session documents, selection), full."""
 PRESET_LABELS: dict[str, str] = {
     "fulltext": "BM25 only",
     "dense": "dense only",
     "fused": "fused (RRF)",
     "fused_rerank": "fused + rerank",
+    "full_no_late": "full − late interaction",
     "full": "full",
     "ref-bm25": "reference BM25 (in memory)",
     "ref-dense": "reference dense (exact, in memory)",

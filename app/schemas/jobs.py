@@ -8,7 +8,9 @@ from pydantic import BaseModel, Field
 
 from app.schemas.common import StrictModel
 
-JobName = Literal["decay", "merge", "supersede", "communities", "schemas", "upkeep", "retention"]
+JobName = Literal[
+    "decay", "merge", "supersede", "communities", "schemas", "upkeep", "token_vectors", "retention"
+]
 
 
 class JobRequest(StrictModel):

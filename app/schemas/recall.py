@@ -76,7 +76,13 @@ class RecallResult(BaseModel):
     time: datetime | None = None
     speaker: str | None = None
     role: str | None = None
-    explain: dict[str, Any] | None = None
+    explain: dict[str, Any] | None = Field(
+        None,
+        description="With explain=true: per-signal rank, score, weight and contribution "
+        "(`signals`), the `fused` score and `boosts`, then one entry per later step that "
+        "scored this result: `rerank`, `session_document`, `late_interaction` (MaxSim of the "
+        "query's token vectors with the memory's), `selection` (MMR relevance and penalty).",
+    )
 
 
 class RecallOut(BaseModel):

@@ -12,9 +12,12 @@ can name one (``preset`` in the recall body):
 * ``fused_rerank`` — ``fused`` plus the reranker: the FlashRank cross-encoder when it is
   loaded, else the no-weights context reranker (a turn scored with its neighbours).
 * ``full`` — ``fused_rerank`` plus query understanding (speakers named in the query, time
-  expressions as boosts and as candidate windows, time order for event-order questions) and
+  expressions as boosts and as candidate windows, time order for event-order questions),
+  session documents, late interaction (MaxSim over the embedding model's token vectors) and
   MMR selection. Multi-query decomposition is available (``decompose``) but off: it did not
   pay on LoCoMo.
+* ``full_no_late`` — ``full`` without late interaction (what ``full`` was before it; the
+  benchmark reports both, so the step's contribution is visible).
 """
 
 from __future__ import annotations
@@ -105,8 +108,8 @@ FULL = FUSED_RERANK.model_copy(
     update={
         "name": "full",
         "description": "fused_rerank + speakers named in the query, time expressions, "
-        "session documents, the question prior, time order for event-order questions and MMR "
-        "selection.",
+        "session documents, the question prior, time order for event-order questions, late "
+        "interaction and MMR selection.",
         "selection": True,
         # Multi-query decomposition changed nothing on LoCoMo (same R@10 and MRR), so the
         # default leaves it off; a preset or request can still turn it on.
@@ -119,9 +122,18 @@ FULL = FUSED_RERANK.model_copy(
         "late_interaction": True,
     }
 )
+FULL_NO_LATE = FULL.model_copy(
+    update={
+        "name": "full_no_late",
+        "description": "full without late interaction.",
+        "late_interaction": False,
+    }
+)
 
 #: Every preset by name, in the order a benchmark reports them.
-PRESETS: dict[str, RecallPreset] = {p.name: p for p in (DENSE, FULLTEXT, FUSED, FUSED_RERANK, FULL)}
+PRESETS: dict[str, RecallPreset] = {
+    p.name: p for p in (DENSE, FULLTEXT, FUSED, FUSED_RERANK, FULL_NO_LATE, FULL)
+}
 DEFAULT_PRESET = FULL.name
 
 

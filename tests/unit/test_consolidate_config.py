@@ -61,3 +61,11 @@ def test_parse_intervals():
     for bad in ("nope=1h", "decay", "decay=abc", "decay=-1h"):
         with pytest.raises(ValueError):
             parse_intervals(bad)
+
+
+def test_the_api_accepts_exactly_the_known_jobs():
+    from typing import get_args
+
+    from app.schemas.jobs import JobName
+
+    assert set(get_args(JobName)) == set(JOB_NAMES)

@@ -10,12 +10,20 @@ from pipelines.recall.presets import DEFAULT_PRESET, PRESETS, RecallPreset, get_
 
 
 def test_the_ladder_of_presets() -> None:
-    assert list(PRESETS) == ["dense", "fulltext", "fused", "fused_rerank", "full"]
+    assert list(PRESETS) == ["dense", "fulltext", "fused", "fused_rerank", "full_no_late", "full"]
     assert PRESETS["dense"].signals == ("vector",)
     assert PRESETS["fulltext"].signals == ("fulltext",)
     assert PRESETS["fused"].signals == DEFAULT_SIGNALS
     assert not PRESETS["fused"].rerank and PRESETS["fused_rerank"].rerank
     assert PRESETS["full"].rerank and PRESETS["full"].selection
+    assert PRESETS["full"].late_interaction and not PRESETS["fused_rerank"].late_interaction
+    assert PRESETS["full_no_late"] == PRESETS["full"].model_copy(
+        update={
+            "name": "full_no_late",
+            "description": PRESETS["full_no_late"].description,
+            "late_interaction": False,
+        }
+    )
     assert DEFAULT_PRESET == "full"
     for name, preset in PRESETS.items():
         assert preset.name == name and preset.description
