@@ -81,7 +81,8 @@ class RecallResult(BaseModel):
         description="With explain=true: per-signal rank, score, weight and contribution "
         "(`signals`), the `fused` score and `boosts`, then one entry per later step that "
         "scored this result: `rerank`, `session_document`, `late_interaction` (MaxSim of the "
-        "query's token vectors with the memory's), `selection` (MMR relevance and penalty).",
+        "query's token vectors with the memory's, less a length penalty), `selection` (MMR "
+        "relevance and penalty).",
     )
 
 

@@ -115,6 +115,18 @@ def unpack(blob: bytes | bytearray | Sequence[int]) -> np.ndarray:
     return _normalise_rows(raw.reshape(-1, TOKEN_DIMS).astype(np.float32))
 
 
+def late_score(query: np.ndarray, doc: np.ndarray, length_penalty: float = 0.0) -> float:
+    """:func:`maxsim` minus ``length_penalty · ln(document tokens)``.
+
+    A longer text offers each query token more chances of a close match, so raw MaxSim
+    favours long memories; under a token budget that costs records (on LoCoMo, weight 0.6
+    without the penalty made the top 10 10 % longer and the flat 1K context lost 11
+    questions). The penalty takes that advantage back."""
+    if length_penalty < 0.0:
+        raise ValueError("length_penalty must be >= 0")
+    return maxsim(query, doc) - length_penalty * float(np.log(doc.shape[0]))
+
+
 def maxsim(query: np.ndarray, doc: np.ndarray) -> float:
     """ColBERT's late interaction: the mean over query tokens of the best cosine with any
     document token (rows of both are unit vectors). In [-1, 1]."""

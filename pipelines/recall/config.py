@@ -250,15 +250,20 @@ class RecallConfig(BaseModel):
     context_rerank_weight: UnitFloat = 0.3
     #: Late interaction (presets with ``late_interaction``), after the session documents:
     #: the first ``late_interaction_window`` candidates are rescored
-    #: ``(1 − w)·score_n + w·maxsim_n`` (both min-max normalised over them), where ``maxsim``
-    #: compares the query's token vectors with each memory's stored ones
-    #: (:mod:`pipelines.models.late_interaction`). Chosen on LoCoMo per conversation
-    #: (session 15, in-process on one database): weights 0.2 to 0.7 at window 50 (session MRR
-    #: 0.822 / 0.829 / 0.835 / 0.843 / 0.845 / 0.842; 0.812 without the step), windows
-    #: 30 / 50 / 100 at 0.6 (0.844 / 0.845 / 0.847: 100 reads twice the token vectors). A
-    #: two-fold cross-validation over conversations picks 0.6 in both folds.
+    #: ``(1 − w)·score_n + w·late_n`` (both min-max normalised over them), where ``late`` is
+    #: MaxSim of the query's token vectors against each memory's stored ones, less
+    #: ``late_interaction_length_penalty · ln(memory tokens)``
+    #: (:mod:`pipelines.models.late_interaction`). Chosen on LoCoMo in session 15 (in-process,
+    #: one database per setting; BENCHMARKS.md): per conversation, session MRR rises with the
+    #: weight up to 0.6 (0.812 without the step; 0.829 at 0.3, 0.845 at 0.6), but raw MaxSim
+    #: favours long turns (top 10 10 % longer at 0.6: the flat 1K context lost 11 questions)
+    #: and at scale (all conversations in one space) high weights cost turn R@10 (0.812
+    #: without, 0.782 at 0.6, 0.777 at 0.6 with the penalty, 0.802 at 0.4 with it). The
+    #: penalty 0.05 makes the chosen turns as long as without the step; 0.4 is the weight that
+    #: raises both MRRs in both settings at the smallest cost in turn R@10.
     late_interaction_window: PositiveInt = 50
-    late_interaction_weight: UnitFloat = 0.6
+    late_interaction_weight: UnitFloat = 0.4
+    late_interaction_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.05
 
     @model_validator(mode="after")
     def _check(self) -> Self:

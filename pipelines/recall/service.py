@@ -44,7 +44,7 @@ from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.graph import as_utc, from_epoch_micros
 from pipelines.ingest.entities import canonicalize
-from pipelines.models.late_interaction import TOKEN_FORMAT, maxsim, unpack
+from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack
 from pipelines.recall.abstain import (
     AbstentionDecision,
     AbstentionInputs,
@@ -1069,7 +1069,9 @@ class Recaller:
         for item_id in window:
             blob = tokens.get(item_id)
             if blob:
-                late[item_id] = maxsim(query_tokens, unpack(blob))
+                late[item_id] = late_score(
+                    query_tokens, unpack(blob), cfg.late_interaction_length_penalty
+                )
         if len(late) < 2:
             return order, scores
         blended = head_blend(
@@ -1081,7 +1083,7 @@ class Recaller:
         for b in blended:
             if b.id in explain and b.reranked:
                 explain[b.id]["late_interaction"] = {
-                    "maxsim": late[b.id],
+                    "score": late[b.id],
                     "normalised": b.rerank_norm,
                     "before": scores[b.id],
                     "after": b.score,

@@ -50,7 +50,7 @@ def test_recall_explains_the_late_interaction_step(client, engine, space):
     top = body["results"][0]
     assert "Tokyo" in top["content"]
     late = top["explain"]["late_interaction"]
-    assert -1.0 <= late["maxsim"] <= 1.0 and 0.0 <= late["normalised"] <= 1.0
+    assert -2.0 <= late["score"] <= 1.0 and 0.0 <= late["normalised"] <= 1.0
     # the preset without the step: no late-interaction timing, nothing explained
     r = client.post(
         f"/v1/spaces/{space}/recall",

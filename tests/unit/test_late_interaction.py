@@ -12,6 +12,7 @@ from pipelines.models.late_interaction import (
     TOKEN_DIMS,
     TOKEN_FORMAT,
     keep_positions,
+    late_score,
     maxsim,
     pack,
     projection,
@@ -131,3 +132,16 @@ def test_head_blend_checks_its_arguments():
         head_blend(SCORED, {}, 0.5, 0)
     with pytest.raises(ValueError):
         head_blend([("a", float("nan"))], {}, 0.5, 3)
+
+
+def test_late_score_takes_back_the_advantage_of_length():
+    e = np.eye(TOKEN_DIMS, dtype=np.float32)
+    query = e[[0]]
+    short, long_ = e[[0, 1]], e[[0, 1, 2, 3, 4, 5, 6, 7]]
+    assert maxsim(query, short) == maxsim(query, long_) == pytest.approx(1.0)
+    assert late_score(query, short) == pytest.approx(1.0)
+    assert late_score(query, short, 0.05) - late_score(query, long_, 0.05) == pytest.approx(
+        0.05 * np.log(4)
+    )
+    with pytest.raises(ValueError):
+        late_score(query, short, -0.1)
