@@ -67,9 +67,12 @@ _hostile = st.one_of(
 def test_block_has_one_opening_one_closing_and_no_header_lines(
     content: str, speaker: str, time: str
 ) -> None:
-    block = render_memory_block(MemoryRecord("m1", content, speaker, time, "s1"))
+    # An id longer than any generated field, so no field can contain it by chance
+    # (hypothesis once drew time="m1").
+    memory_id = "memory-id-0123456789abcdef"
+    block = render_memory_block(MemoryRecord(memory_id, content, speaker, time, "s1"))
     assert block.startswith("<m by=") and block.endswith("\n</m>")
-    assert "m1" not in block.splitlines()[0]  # ids are reported, not rendered
+    assert memory_id not in block.splitlines()[0]  # ids are reported, not rendered
     assert block.count("<m ") == 1
     assert block.count("</m>") == 1
     assert block.count("<") == 2  # only the two delimiters
