@@ -81,8 +81,10 @@ class RecallResult(BaseModel):
         description="With explain=true: per-signal rank, score, weight and contribution "
         "(`signals`), the `fused` score and `boosts`, then one entry per later step that "
         "scored this result: `rerank`, `session_document`, `late_interaction` (MaxSim of the "
-        "query's token vectors with the memory's, less a length penalty), `selection` (MMR "
-        "relevance and penalty).",
+        "query's token vectors with the memory's, less a length penalty), "
+        "`session_late_interaction` (the rank and MaxSim score of the result's session, "
+        "over all of the session's token vectors), `selection` (MMR relevance, similarity "
+        "penalty and session-novelty penalty).",
     )
 
 

@@ -115,6 +115,12 @@ def unpack(blob: bytes | bytearray | Sequence[int]) -> np.ndarray:
     return _normalise_rows(raw.reshape(-1, TOKEN_DIMS).astype(np.float32))
 
 
+def unpack_concatenated(blobs: Sequence[bytes | bytearray]) -> np.ndarray:
+    """The token vectors of several stored texts as one (tokens, TOKEN_DIMS) matrix: one
+    decode for all of them (a session's memories, scored together)."""
+    return unpack(b"".join(bytes(b) for b in blobs))
+
+
 def late_score(query: np.ndarray, doc: np.ndarray, length_penalty: float = 0.0) -> float:
     """:func:`maxsim` minus ``length_penalty · ln(document tokens)``.
 

@@ -147,6 +147,20 @@ class RecallConfig(BaseModel):
     # --- selection
     mmr_lambda: UnitFloat = 0.5
     mmr_oversample: Annotated[int, Field(ge=1)] = 3
+    #: Selection considers at least this many candidates (``k × mmr_oversample`` when that
+    #: is more; a request's ``oversample`` overrides both). With session novelty a small
+    #: ``k`` needs room to reach other sessions: at k = 10 on LoCoMo, a pool of 50 instead
+    #: of 30 raised session R@10 from 0.969 to 0.975 (novelty 0.3; BENCHMARKS.md, session 16).
+    mmr_min_pool: PositiveInt = 50
+    #: Session novelty in MMR selection (presets with ``session_documents``): a candidate
+    #: whose conversation session already has a pick loses this much relevance (relevance
+    #: is normalised to [0, 1]), once. 0 turns it off. LoCoMo per conversation, in-process
+    #: with the session-level late interaction at 0.3 (BENCHMARKS.md, session 16), turn R@10
+    #: / turn MRR / session R@10 / session MRR by novelty: 0 0.872 / 0.601 / 0.953 / 0.841,
+    #: 0.1 0.870 / 0.601 / 0.960 / 0.848, 0.2 0.864 / 0.597 / 0.966 / 0.852, 0.3 0.854 /
+    #: 0.590 / 0.969 / 0.855, 0.4 0.834 / 0.580 / 0.973 / 0.857 (pool 30); with the pool of
+    #: 50, 0.2 0.860 / 0.595 / 0.968 / 0.854, 0.25 0.857 / 0.590 / 0.972 / 0.857.
+    session_novelty: UnitFloat = 0.25
 
     # --- reranking
     rerank_weight: UnitFloat = 0.55
@@ -264,6 +278,22 @@ class RecallConfig(BaseModel):
     late_interaction_window: PositiveInt = 50
     late_interaction_weight: UnitFloat = 0.4
     late_interaction_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.05
+    #: Session-level late interaction (presets with ``late_interaction`` and
+    #: ``session_documents``), after the memory-level step: the conversation sessions of the
+    #: first ``session_late_interaction_window`` candidates are ranked by MaxSim of the
+    #: query's token vectors against the token vectors of *all* their memories, less
+    #: ``session_late_interaction_length_penalty · ln(session tokens)``, and the candidates
+    #: are lifted by that rank like the session documents lift them
+    #: (:func:`~pipelines.recall.fusion.session_rank_boost`). A question's words are often
+    #: spread over several turns of one session; BM25 over the session document sees them
+    #: only as exact words. By itself (no novelty), per conversation: turn R@10 0.854 →
+    #: 0.872, turn MRR 0.591 → 0.601, session MRR 0.835 → 0.841, session R@10 0.960 → 0.953
+    #: (the top 10 gathers in fewer sessions, which session novelty answers). Window 20
+    #: scores as well as 50 (session MRR 0.857 / 0.855 with novelty 0.3) and reads fewer
+    #: sessions.
+    session_late_interaction_window: PositiveInt = 20
+    session_late_interaction_weight: Weight = 0.3
+    session_late_interaction_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.02
 
     @model_validator(mode="after")
     def _check(self) -> Self:

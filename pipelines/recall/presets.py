@@ -13,11 +13,11 @@ can name one (``preset`` in the recall body):
   loaded, else the no-weights context reranker (a turn scored with its neighbours).
 * ``full`` — ``fused_rerank`` plus query understanding (speakers named in the query, time
   expressions as boosts and as candidate windows, time order for event-order questions),
-  session documents, late interaction (MaxSim over the embedding model's token vectors) and
-  MMR selection. Multi-query decomposition is available (``decompose``) but off: it did not
-  pay on LoCoMo.
-* ``full_no_late`` — ``full`` without late interaction (what ``full`` was before it; the
-  benchmark reports both, so the step's contribution is visible).
+  session documents, late interaction (MaxSim over the embedding model's token vectors, per
+  memory and per conversation session) and MMR selection with session novelty. Multi-query
+  decomposition is available (``decompose``) but off: it did not pay on LoCoMo.
+* ``full_no_late`` — ``full`` without late interaction, at either level (the benchmark
+  reports both, so the steps' contribution is visible).
 """
 
 from __future__ import annotations
@@ -63,11 +63,15 @@ class RecallPreset(BaseModel):
     #: (:func:`~pipelines.recall.fusion.session_rank_boost`), after reranking. Left out
     #: when the request has a ``time_to`` filter (``as_of``: a session's document holds
     #: texts written after it), a stage filter or a one-session filter (the lift would be
-    #: about the same for every candidate).
+    #: about the same for every candidate). The same rules turn on session novelty in MMR
+    #: selection (``session_novelty``) and, with ``late_interaction``, the session-level
+    #: late interaction.
     session_documents: bool = False
     #: Rescore the head of the list by late interaction (MaxSim over the embedding model's
     #: token vectors, stored at ingest; :mod:`pipelines.models.late_interaction`): a
     #: reranker that needs no new weights. Memories without token vectors are left unscored.
+    #: With ``session_documents``, conversation sessions are scored the same way over all of
+    #: their memories' token vectors, and their candidates lifted by that rank.
     late_interaction: bool = False
 
     @model_validator(mode="after")
@@ -109,7 +113,7 @@ FULL = FUSED_RERANK.model_copy(
         "name": "full",
         "description": "fused_rerank + speakers named in the query, time expressions, "
         "session documents, the question prior, time order for event-order questions, late "
-        "interaction and MMR selection.",
+        "interaction (memories and sessions) and MMR selection with session novelty.",
         "selection": True,
         # Multi-query decomposition changed nothing on LoCoMo (same R@10 and MRR), so the
         # default leaves it off; a preset or request can still turn it on.
@@ -125,7 +129,7 @@ FULL = FUSED_RERANK.model_copy(
 FULL_NO_LATE = FULL.model_copy(
     update={
         "name": "full_no_late",
-        "description": "full without late interaction.",
+        "description": "full without late interaction (memories and sessions).",
         "late_interaction": False,
     }
 )

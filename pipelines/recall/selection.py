@@ -34,7 +34,9 @@ class SelectedItem:
 
     ``relevance`` is the normalised relevance in [0, 1]; ``penalty`` the maximum cosine
     similarity to the items picked before it, floored at 0 (0.0 for the first pick); ``gain`` is
-    ``relevance − λ·penalty``; ``rank`` is the 1-based pick order.
+    ``relevance − λ·penalty − group_penalty``; ``group_penalty`` is the novelty term (μ when
+    an item of the same group, e.g. the same conversation session, was picked before it, else
+    0); ``rank`` is the 1-based pick order.
     """
 
     id: str
@@ -42,6 +44,7 @@ class SelectedItem:
     penalty: float
     gain: float
     rank: int
+    group_penalty: float = 0.0
 
 
 def _normalise_relevance(relevance: np.ndarray) -> np.ndarray:
@@ -63,8 +66,11 @@ def mmr_select(
     embeddings: np.ndarray,
     k: int,
     lambda_: float = DEFAULT_RECALL_CONFIG.mmr_lambda,
+    groups: Sequence[Hashable | None] | None = None,
+    group_penalty: float = 0.0,
 ) -> list[SelectedItem]:
-    """Greedy MMR: repeatedly pick ``argmax relevance_i − λ · max_{j∈S} cos(e_i, e_j)``.
+    """Greedy MMR: repeatedly pick ``argmax relevance_i − λ · max_{j∈S} cos(e_i, e_j)
+    − μ · [group_i ∈ groups(S)]``.
 
     Relevance is min-max normalised to [0, 1] first (a constant list becomes all 1.0) so
     that λ has the same meaning whatever the scale of the upstream score (RRF scores are
@@ -79,17 +85,29 @@ def mmr_select(
     running penalty vector is updated with one matrix-vector product per pick.
 
     Ties on gain are broken by lower penalty (less redundant, only when ``λ > 0``), then
-    by input order, which is normally the upstream rank. With ``λ = 0`` the result is
-    exactly the stable top-``k`` by relevance. Returns ``min(k, n)`` distinct items in pick
-    order.
+    by input order, which is normally the upstream rank. With ``λ = 0`` and ``μ = 0`` the
+    result is exactly the stable top-``k`` by relevance. Returns ``min(k, n)`` distinct items
+    in pick order.
+
+    ``groups`` (one label per item, None for none) adds a novelty term: an item whose group
+    already has a pick loses ``μ = group_penalty`` once, however many picks the group has.
+    Coverage of groups is submodular, so the objective stays a greedy-friendly one. Recall
+    groups by conversation session: a question is usually about one or two sessions, and
+    the second-best turn of the best session is worth less than the best turn of the
+    second-best session when the first guess is wrong. Items without a group are never
+    penalised.
 
     Raises:
-        ValueError: on mismatched lengths, non-finite relevance, duplicate ids, ``k < 0``
-            or ``λ`` outside [0, 1].
+        ValueError: on mismatched lengths, non-finite relevance, duplicate ids, ``k < 0``,
+            ``λ`` outside [0, 1] or ``μ`` negative or not finite.
     """
     n = len(ids)
     if len(relevance) != n:
         raise ValueError("ids and relevance must have the same length")
+    if groups is not None and len(groups) != n:
+        raise ValueError("ids and groups must have the same length")
+    if not math.isfinite(group_penalty) or group_penalty < 0.0:
+        raise ValueError("group_penalty must be finite and >= 0")
     if k < 0:
         raise ValueError("k must be >= 0")
     if not 0.0 <= lambda_ <= 1.0:
@@ -110,10 +128,12 @@ def mmr_select(
     rel = _normalise_relevance(rel)
     unit = _unit_rows(matrix)
     penalty = np.zeros(n)  # max(0, max cosine) to the picks so far
+    novelty = np.zeros(n)  # μ once the item's group has a pick
     chosen = np.zeros(n, dtype=bool)
+    use_groups = groups is not None and group_penalty > 0.0
     picks: list[SelectedItem] = []
     for rank in range(1, min(k, n) + 1):
-        gain = rel - lambda_ * penalty
+        gain = rel - lambda_ * penalty - novelty
         gain[chosen] = -np.inf
         best_gain = gain.max()
         tied = np.flatnonzero(gain == best_gain)
@@ -128,9 +148,13 @@ def mmr_select(
                 penalty=float(penalty[best]),
                 gain=float(best_gain),
                 rank=rank,
+                group_penalty=float(novelty[best]),
             )
         )
         chosen[best] = True
+        if use_groups and groups[best] is not None:  # type: ignore[index]
+            same = np.fromiter((g == groups[best] for g in groups), bool, n)  # type: ignore[index]
+            novelty[same] = group_penalty
         penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
     return picks
 

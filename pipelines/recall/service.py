@@ -44,7 +44,12 @@ from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.graph import as_utc, from_epoch_micros
 from pipelines.ingest.entities import canonicalize
-from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack
+from pipelines.models.late_interaction import (
+    TOKEN_FORMAT,
+    late_score,
+    unpack,
+    unpack_concatenated,
+)
 from pipelines.recall.abstain import (
     AbstentionDecision,
     AbstentionInputs,
@@ -347,6 +352,16 @@ class Recaller:
                     space, order, scores, query_tokens, tokens, explain
                 )
                 clock.lap("late_interaction")
+            if self._session_steps(request, plan) and (
+                self.config.session_late_interaction_weight > 0.0
+            ):
+                if clock.expired():
+                    complete = False
+                else:
+                    order, scores = self._session_late_interaction(
+                        space, request, order, scores, pool, query_tokens, explain
+                    )
+                    clock.lap("session_late_interaction")
         if order and want_embeddings:
             if clock.expired():
                 complete = False
@@ -359,7 +374,7 @@ class Recaller:
                 if plan.preset.selection and clock.expired():
                     complete = False
                 elif plan.preset.selection:
-                    selected = self._select(plan, head, scores, embeddings, explain)
+                    selected = self._select(plan, head, scores, embeddings, explain, pool, request)
                     clock.lap("select")
         final_ids = selected if selected is not None else order[: plan.k]
         if request.order == "time" or (
@@ -478,7 +493,7 @@ class Recaller:
             # (people address each other by name), so they would flood the entity signal.
             self._entity_keys(query, named) if weights[SIGNAL_ENTITY] > 0.0 else []
         )
-        pool = request.oversample or request.k * cfg.mmr_oversample
+        pool = request.oversample or max(request.k * cfg.mmr_oversample, cfg.mmr_min_pool)
         return _Plan(
             query=query,
             content=content,
@@ -992,14 +1007,10 @@ class Recaller:
         session (or a few), so the lift would be the same for (nearly) every candidate, and
         the round trip is not free (the assembler's Phase 1 recalls one stage)."""
         cfg = self.config
-        f = request.filters
         if (
-            not plan.preset.session_documents
+            not self._session_steps(request, plan)
             or cfg.session_document_weight <= 0.0
             or not plan.fulltext
-            or f.time_to is not None
-            or f.stages is not None
-            or (f.sessions is not None and len(set(f.sessions)) <= 1)
         ):
             return None
         params = {
@@ -1013,6 +1024,80 @@ class Recaller:
             return [r["session_id"] for r in rows]
 
         return _SIGNAL_THREADS.submit(read).result if cfg.concurrent_signals else read
+
+    @staticmethod
+    def _session_steps(request: RecallRequest, plan: _Plan) -> bool:
+        """Whether the session-level steps (session documents, session late interaction,
+        session novelty in selection) apply: the preset has ``session_documents`` and no
+        ``time_to``, stage or one-session filter rules them out (see
+        :meth:`_session_ranking`)."""
+        f = request.filters
+        return not (
+            not plan.preset.session_documents
+            or f.time_to is not None
+            or f.stages is not None
+            or (f.sessions is not None and len(set(f.sessions)) <= 1)
+        )
+
+    def _session_late_interaction(
+        self,
+        space: str,
+        request: RecallRequest,
+        order: list[str],
+        scores: dict[str, float],
+        pool: dict[str, _Candidate],
+        query_tokens: np.ndarray,
+        explain: dict[str, dict[str, Any]],
+    ) -> tuple[list[str], dict[str, float]]:
+        """Lift candidates by the rank of their session under session-level MaxSim (the
+        query's token vectors against every token vector of the session's memories). Only
+        the sessions of the first ``session_late_interaction_window`` candidates are
+        scored, in one round trip."""
+        cfg = self.config
+        window = order[: cfg.session_late_interaction_window]
+        sessions = list(dict.fromkeys(s for i in window if (s := pool[i].session_id)))
+        if len(sessions) < 2:
+            return order, scores
+        rows = self.engine.store.read(
+            "recall/session_token_vectors",
+            space=space,
+            sessions=sessions,
+            token_format=TOKEN_FORMAT,
+            statuses=list(
+                WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES
+            ),
+        )
+        session_scores = {
+            r["session_id"]: late_score(
+                query_tokens,
+                unpack_concatenated(r["tokens"]),
+                cfg.session_late_interaction_length_penalty,
+            )
+            for r in rows
+            if r["tokens"]
+        }
+        if len(session_scores) < 2:
+            return order, scores
+        ranking = sorted(session_scores, key=lambda s: (-session_scores[s], s))
+        rank = {session_id: r for r, session_id in enumerate(ranking)}
+        boosted = session_rank_boost(
+            [(i, scores[i]) for i in order],
+            {i: pool[i].session_id for i in order},
+            rank,
+            cfg.session_late_interaction_weight,
+            0,
+        )
+        for item_id, score in boosted:
+            if item_id in explain:
+                session_id = pool[item_id].session_id
+                explain[item_id]["session_late_interaction"] = {
+                    "session": session_id,
+                    "rank": rank.get(session_id or ""),
+                    "score": session_scores.get(session_id or ""),
+                    "before": scores[item_id],
+                    "after": score,
+                }
+        return [i for i, _ in boosted], dict(boosted)
 
     def _session_documents(
         self,
@@ -1097,7 +1182,11 @@ class Recaller:
         scores: dict[str, float],
         embeddings: dict[str, np.ndarray],
         explain: dict[str, dict[str, Any]],
+        pool: dict[str, _Candidate],
+        request: RecallRequest,
     ) -> list[str]:
+        """MMR selection; with the session steps on, with session novelty
+        (``session_novelty``) over the candidates' conversation sessions."""
         head = order
         dims = self.engine.embedder.dimensions
         matrix = np.zeros((len(head), dims), dtype=np.float64)
@@ -1105,12 +1194,22 @@ class Recaller:
             emb = embeddings.get(item_id)
             if emb is not None and emb.shape == (dims,):
                 matrix[row] = emb
-        picks = mmr_select(head, [scores[i] for i in head], matrix, plan.k, self.config.mmr_lambda)
+        novelty = self.config.session_novelty if self._session_steps(request, plan) else 0.0
+        picks = mmr_select(
+            head,
+            [scores[i] for i in head],
+            matrix,
+            plan.k,
+            self.config.mmr_lambda,
+            groups=[pool[i].session_id for i in head] if novelty > 0.0 else None,
+            group_penalty=novelty,
+        )
         for p in picks:
             if p.id in explain:
                 explain[p.id]["selection"] = {
                     "relevance": p.relevance,
                     "penalty": p.penalty,
+                    "session_penalty": p.group_penalty,
                     "gain": p.gain,
                     "rank": p.rank,
                 }

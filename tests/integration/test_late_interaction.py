@@ -12,6 +12,7 @@ import pytest
 
 from pipelines.consolidate.runner import run_job
 from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, maxsim, unpack
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
 
 
@@ -58,6 +59,71 @@ def test_recall_explains_the_late_interaction_step(client, engine, space):
     )
     assert "late_interaction" not in r.json()["timings_ms"]
     assert all("late_interaction" not in h["explain"] for h in r.json()["results"])
+
+
+def _session_step(client, space, query, **extra):
+    r = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": query, "explain": True, "touch": False, **extra},
+    )
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_recall_explains_the_session_late_interaction_step(client, engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    body = _session_step(client, space, "Which museums did Ann talk about in Paris?")
+    assert "session_late_interaction" in body["timings_ms"]
+    by_session = {}
+    for hit in body["results"]:
+        step = hit["explain"]["session_late_interaction"]
+        assert step["session"] == hit["session_id"]
+        by_session[step["session"]] = (step["rank"], step["score"])
+    # one rank per session, by score: the Paris session (Louvre, Musée d'Orsay) is first
+    assert by_session["s1"][0] == 0
+    ranked = sorted(by_session.values())
+    assert [score for _, score in ranked] == sorted((s for _, s in ranked), reverse=True)
+    # a selection pick that repeats a session is charged the session novelty
+    novelty = DEFAULT_RECALL_CONFIG.session_novelty
+    assert novelty > 0.0
+    picks = [h["explain"]["selection"] for h in body["results"]]
+    seen, expected = set(), []
+    for hit in body["results"]:
+        expected.append(0.0 if hit["session_id"] not in seen else pytest.approx(novelty))
+        seen.add(hit["session_id"])
+    assert [p["session_penalty"] for p in picks] == expected
+    # a one-session filter, a time_to filter and the preset without late interaction skip it
+    for extra in (
+        {"filters": {"sessions": ["s1"]}},
+        {"filters": {"time_to": "2030-01-01T00:00:00Z"}},
+        {"preset": "full_no_late"},
+    ):
+        body = _session_step(client, space, "Which museums did Ann talk about?", **extra)
+        assert "session_late_interaction" not in body["timings_ms"], extra
+        assert all("session_late_interaction" not in h["explain"] for h in body["results"])
+
+
+def test_session_late_interaction_reads_its_own_space_only(client, engine, space, other_space):
+    """Session ids repeat across spaces (s1, s2, s3 in both): the session score must come from
+    this space's memories only, so a session in another space full of the query's words
+    changes nothing here."""
+    ingest(engine, space, BIOGRAPHY)
+    query = "Which museums did Ann talk about in Paris?"
+    before = _session_step(client, space, query)
+    ingest(
+        engine,
+        other_space,
+        [("s2", 0, [("user", "Ann", "Which museums did Ann talk about in Paris?")] * 3)],
+    )
+    after = _session_step(client, space, query)
+
+    def scores(body):
+        # only the session step's own score: full-text statistics are index-wide (README), so
+        # the final scores may move when another space is written to
+        return {h["id"]: h["explain"]["session_late_interaction"]["score"] for h in body["results"]}
+
+    assert scores(before) and scores(after) == pytest.approx(scores(before))
+    assert {h["id"] for h in after["results"]} == {h["id"] for h in before["results"]}
 
 
 def test_recall_without_stored_token_vectors_skips_the_step(client, engine, space):

@@ -18,6 +18,7 @@ from pipelines.models.late_interaction import (
     projection,
     token_vectors,
     unpack,
+    unpack_concatenated,
 )
 from pipelines.recall.fusion import head_blend
 
@@ -85,6 +86,17 @@ def test_pack_and_unpack_refuse_malformed_input():
         unpack(b"\x01" * (TOKEN_DIMS + 3))
     with pytest.raises(ValueError):
         unpack(b"")
+
+
+def test_unpack_concatenated_is_the_stacked_unpack_of_each_blob():
+    rng = np.random.default_rng(5)
+    blobs = [pack(rng.standard_normal((n, TOKEN_DIMS)).astype(np.float32)) for n in (3, 1, 4)]
+    together = unpack_concatenated([blobs[0], bytearray(blobs[1]), blobs[2]])
+    assert together.shape == (8, TOKEN_DIMS)
+    assert np.array_equal(together, np.concatenate([unpack(b) for b in blobs]))
+    # a session's score is MaxSim over all of its memories' tokens: at least each memory's
+    query = unpack(blobs[1])[:1]
+    assert maxsim(query, together) == pytest.approx(max(maxsim(query, unpack(b)) for b in blobs))
 
 
 def test_maxsim_is_the_mean_of_each_query_tokens_best_match():

@@ -198,3 +198,75 @@ def test_dedupe_provenance_ties_keep_earliest() -> None:
 
 def test_normalise_text_key() -> None:
     assert normalise_text_key("  Hello\n  WORLD ") == "hello world"
+
+
+def test_group_novelty_prefers_a_second_group_over_a_second_pick_of_the_first() -> None:
+    embeddings = np.eye(4)  # no similarity penalty at all: only the group term acts
+    relevance = [1.0, 0.9, 0.8, 0.0]
+    groups = ["s1", "s1", "s2", "s3"]
+    plain = mmr_select(_ids(4), relevance, embeddings, k=2, lambda_=0.5)
+    assert [p.id for p in plain] == ["m0", "m1"]
+    novel = mmr_select(
+        _ids(4), relevance, embeddings, k=3, lambda_=0.5, groups=groups, group_penalty=0.2
+    )
+    assert [p.id for p in novel] == ["m0", "m2", "m1"]
+    assert [p.group_penalty for p in novel] == [0.0, 0.0, 0.2]
+    assert novel[2].gain == pytest.approx(novel[2].relevance - 0.2)
+
+
+def test_group_novelty_is_charged_once_per_group() -> None:
+    # normalised relevance 1 / 0.923 / 0.538 / 0: the third member of group "a" costs μ once
+    # (0.538 − 0.3 > 0, so it beats m3 of a new group); charged per pick (2μ) it would not
+    embeddings = np.eye(4)
+    picks = mmr_select(
+        _ids(4),
+        [1.0, 0.95, 0.7, 0.35],
+        embeddings,
+        k=4,
+        lambda_=0.0,
+        groups=["a", "a", "a", "b"],
+        group_penalty=0.3,
+    )
+    assert [p.id for p in picks] == ["m0", "m1", "m2", "m3"]
+    assert picks[2].group_penalty == pytest.approx(0.3)
+    assert picks[2].gain == pytest.approx(picks[2].relevance - 0.3)
+
+
+def test_group_novelty_ignores_items_without_a_group() -> None:
+    embeddings = np.eye(3)
+    picks = mmr_select(
+        _ids(3),
+        [1.0, 0.9, 0.8],
+        embeddings,
+        k=3,
+        lambda_=0.0,
+        groups=[None, None, "s"],
+        group_penalty=0.5,
+    )
+    assert [p.id for p in picks] == ["m0", "m1", "m2"]
+    assert all(p.group_penalty == 0.0 for p in picks)
+
+
+def test_group_novelty_zero_is_plain_mmr() -> None:
+    rng = np.random.default_rng(11)
+    embeddings = rng.normal(size=(9, 5))
+    relevance = rng.random(9).tolist()
+    groups = [f"s{i % 3}" for i in range(9)]
+    plain = mmr_select(_ids(9), relevance, embeddings, k=6, lambda_=0.5)
+    zero = mmr_select(
+        _ids(9), relevance, embeddings, k=6, lambda_=0.5, groups=groups, group_penalty=0.0
+    )
+    assert plain == zero
+
+
+@pytest.mark.parametrize(
+    ("groups", "penalty", "message"),
+    [
+        (["a"], 0.1, "groups"),
+        (["a", "b"], -0.1, "group_penalty"),
+        (["a", "b"], float("nan"), "group_penalty"),
+    ],
+)
+def test_group_novelty_rejects_bad_input(groups: list[str], penalty: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        mmr_select(_ids(2), [1.0, 0.5], np.eye(2), k=2, groups=groups, group_penalty=penalty)
