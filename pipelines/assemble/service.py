@@ -1045,6 +1045,7 @@ class _Run:
                 touch=False,
                 now=self.now,
                 preset=_SPACE_PRESET,
+                session_novelty=0.0,  # packed by budget: see RecallRequest.session_novelty
                 order="relevance",
             ),
         )
@@ -1141,6 +1142,7 @@ class _Run:
                 now=self.now,
                 preset=_PHASE_PRESET,
                 oversample=pool,
+                session_novelty=0.0,
             ),
             with_embeddings=True,
         )

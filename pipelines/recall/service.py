@@ -144,6 +144,10 @@ class RecallRequest:
     # LoCoMo, time order cost event-order questions most of their MRR (BENCHMARKS.md,
     # session 10).
     order: ResultOrder = "relevance"
+    # Session novelty in selection (None: the config's ``session_novelty``). The context
+    # assembler asks for 0: it packs a token budget, where a session's second-best turn is
+    # worth its room, and its own phases reach across stages (BENCHMARKS.md, session 16).
+    session_novelty: float | None = None
 
 
 @dataclass
@@ -432,6 +436,8 @@ class Recaller:
             raise InvalidInput("oversample must be at least k", field="oversample")
         if request.deadline_ms is not None and request.deadline_ms <= 0:
             raise InvalidInput("deadline_ms must be positive", field="deadline_ms")
+        if request.session_novelty is not None and not 0.0 <= request.session_novelty <= 1.0:
+            raise InvalidInput("session_novelty must be between 0 and 1", field="session_novelty")
         if request.order not in RESULT_ORDERS:
             raise InvalidInput(
                 f"unknown order {request.order!r}; known: {list(RESULT_ORDERS)}", field="order"
@@ -1194,7 +1200,13 @@ class Recaller:
             emb = embeddings.get(item_id)
             if emb is not None and emb.shape == (dims,):
                 matrix[row] = emb
-        novelty = self.config.session_novelty if self._session_steps(request, plan) else 0.0
+        novelty = (
+            self.config.session_novelty
+            if request.session_novelty is None
+            else request.session_novelty
+        )
+        if not self._session_steps(request, plan):
+            novelty = 0.0
         picks = mmr_select(
             head,
             [scores[i] for i in head],

@@ -303,8 +303,9 @@ def test_event_order_questions_pack_by_relevance_and_read_in_time_order(engine, 
     timed = Recaller(engine).recall(conv, RecallRequest(query, k=20, touch=False, order="time"))
     assert timed.intent == "event_order"
     position = {h.id: n for n, h in enumerate(timed.results)}
+    # the assembler's own whole-space recall: rank order, no session novelty
     ranked = Recaller(engine).recall(
-        conv, RecallRequest(query, k=100, touch=False, order="relevance")
+        conv, RecallRequest(query, k=100, touch=False, order="relevance", session_novelty=0.0)
     )
     assembler = Assembler(engine)
     small = assembler.assemble(conv, ContextRequest(query, 400, flat=True, headroom=1.0))

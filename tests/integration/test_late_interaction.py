@@ -181,3 +181,24 @@ def test_onnx_query_tokens_match_the_pytorch_batch(models):
     for a, b in zip(tok_q, tok_b[:2], strict=True):
         assert a.shape == b.shape and a.shape[1] == TOKEN_DIMS
         assert np.abs(a - b).max() < 1e-4
+
+
+def test_a_request_can_turn_session_novelty_off(engine, space):
+    """The context assembler packs a budget and asks for no novelty; a bad value is a 400."""
+    from pipelines.errors import InvalidInput
+    from pipelines.recall.service import Recaller, RecallRequest
+
+    ingest(engine, space, BIOGRAPHY)
+    recaller = Recaller(engine)
+    query = "What did Ann say about the support group?"
+    off = recaller.recall(
+        space, RecallRequest(query=query, explain=True, touch=False, session_novelty=0.0)
+    )
+    assert [h.explain["selection"]["session_penalty"] for h in off.results] == [0.0] * len(
+        off.results
+    )
+    on = recaller.recall(space, RecallRequest(query=query, explain=True, touch=False))
+    assert any(h.explain["selection"]["session_penalty"] > 0.0 for h in on.results)
+    with pytest.raises(InvalidInput) as err:
+        recaller.recall(space, RecallRequest(query=query, session_novelty=1.5))
+    assert err.value.field == "session_novelty"
