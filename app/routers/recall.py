@@ -53,6 +53,7 @@ def recall(space: str, body: RecallIn, recaller: Recaller = Depends(get_recaller
             now=body.now,
             preset=body.preset,
             order=body.order,
+            session_novelty=body.session_novelty,
         ),
     )
     return RecallOut(

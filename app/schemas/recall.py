@@ -65,6 +65,15 @@ class RecallIn(StrictModel):
         "event-order questions ('what happened first...') in time order and everything else "
         "by rank. It never changes which memories are returned.",
     )
+    session_novelty: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Selection charges a result whose conversation session already has a "
+        "pick this much normalised relevance, once, so the results cover more sessions "
+        f"(default {_CFG.session_novelty}; 0: off). Off suits packing a token budget from "
+        "the results, where a session's second-best turn is worth its room.",
+    )
 
 
 class RecallResult(BaseModel):

@@ -92,6 +92,11 @@ def test_recall_explains_the_session_late_interaction_step(client, engine, space
         expected.append(0.0 if hit["session_id"] not in seen else pytest.approx(novelty))
         seen.add(hit["session_id"])
     assert [p["session_penalty"] for p in picks] == expected
+    # the API passes a request's own novelty through: 0 charges nothing
+    off = _session_step(
+        client, space, "Which museums did Ann talk about in Paris?", session_novelty=0.0
+    )
+    assert all(h["explain"]["selection"]["session_penalty"] == 0.0 for h in off["results"])
     # a one-session filter, a time_to filter and the preset without late interaction skip it
     for extra in (
         {"filters": {"sessions": ["s1"]}},

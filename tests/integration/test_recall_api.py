@@ -367,6 +367,8 @@ def test_time_expression_boosts_the_window(recaller, conv):
         ({"query": "dog", "filter": {}}, "filter"),
         ({"query": "dog", "preset": "magic"}, "preset"),
         ({"query": "dog", "deadline_ms": 0}, "deadline_ms"),
+        ({"query": "dog", "session_novelty": 1.5}, "session_novelty"),
+        ({"query": "dog", "session_novelty": -0.1}, "session_novelty"),
     ],
 )
 def test_bad_input_is_422_naming_the_field(client, conv, body, field):
