@@ -1085,25 +1085,17 @@ class Recaller:
         if len(session_scores) < 2:
             return order, scores
         ranking = sorted(session_scores, key=lambda s: (-session_scores[s], s))
-        rank = {session_id: r for r, session_id in enumerate(ranking)}
-        boosted = session_rank_boost(
-            [(i, scores[i]) for i in order],
-            {i: pool[i].session_id for i in order},
-            rank,
+        return self._session_lift(
+            order,
+            scores,
+            pool,
+            ranking,
             cfg.session_late_interaction_weight,
             0,
+            explain,
+            "session_late_interaction",
+            session_scores,
         )
-        for item_id, score in boosted:
-            if item_id in explain:
-                session_id = pool[item_id].session_id
-                explain[item_id]["session_late_interaction"] = {
-                    "session": session_id,
-                    "rank": rank.get(session_id or ""),
-                    "score": session_scores.get(session_id or ""),
-                    "before": scores[item_id],
-                    "after": score,
-                }
-        return [i for i, _ in boosted], dict(boosted)
 
     def _session_documents(
         self,
@@ -1114,23 +1106,47 @@ class Recaller:
         explain: dict[str, dict[str, Any]],
     ) -> tuple[list[str], dict[str, float]]:
         cfg = self.config
+        return self._session_lift(
+            order,
+            scores,
+            pool,
+            ranking,
+            cfg.session_document_weight,
+            cfg.session_document_rrf_k,
+            explain,
+            "session_document",
+        )
+
+    @staticmethod
+    def _session_lift(
+        order: list[str],
+        scores: dict[str, float],
+        pool: dict[str, _Candidate],
+        ranking: list[str],
+        weight: float,
+        rrf_k: int,
+        explain: dict[str, dict[str, Any]],
+        step: str,
+        session_scores: dict[str, float] | None = None,
+    ) -> tuple[list[str], dict[str, float]]:
+        """Lift candidates by the rank of their session in ``ranking``
+        (:func:`~pipelines.recall.fusion.session_rank_boost`) and explain it under ``step``
+        (with the session's own score when the ranking came from scores)."""
         rank = {session_id: r for r, session_id in enumerate(ranking)}
         boosted = session_rank_boost(
             [(i, scores[i]) for i in order],
             {i: pool[i].session_id for i in order},
             rank,
-            cfg.session_document_weight,
-            cfg.session_document_rrf_k,
+            weight,
+            rrf_k,
         )
         for item_id, score in boosted:
             if item_id in explain:
                 session_id = pool[item_id].session_id
-                explain[item_id]["session_document"] = {
-                    "session": session_id,
-                    "rank": rank.get(session_id),
-                    "before": scores[item_id],
-                    "after": score,
-                }
+                entry: dict[str, Any] = {"session": session_id, "rank": rank.get(session_id or "")}
+                if session_scores is not None:
+                    entry["score"] = session_scores.get(session_id or "")
+                explain[item_id][step] = entry | {"before": scores[item_id], "after": score}
         return [i for i, _ in boosted], dict(boosted)
 
     def _late_interaction(
