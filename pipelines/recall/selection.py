@@ -130,7 +130,11 @@ def mmr_select(
     penalty = np.zeros(n)  # max(0, max cosine) to the picks so far
     novelty = np.zeros(n)  # μ once the item's group has a pick
     chosen = np.zeros(n, dtype=bool)
-    use_groups = groups is not None and group_penalty > 0.0
+    # groups as integer codes (-1: none), so a pick marks its whole group in one step
+    codes = None
+    if groups is not None and group_penalty > 0.0:
+        index: dict[Hashable, int] = {}
+        codes = np.array([-1 if g is None else index.setdefault(g, len(index)) for g in groups])
     picks: list[SelectedItem] = []
     for rank in range(1, min(k, n) + 1):
         gain = rel - lambda_ * penalty - novelty
@@ -152,9 +156,8 @@ def mmr_select(
             )
         )
         chosen[best] = True
-        if use_groups and groups[best] is not None:  # type: ignore[index]
-            same = np.fromiter((g == groups[best] for g in groups), bool, n)  # type: ignore[index]
-            novelty[same] = group_penalty
+        if codes is not None and codes[best] >= 0:
+            novelty[codes == codes[best]] = group_penalty
         penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
     return picks
 

@@ -102,6 +102,11 @@ WITH_SUPERSEDED_STATUSES = ("active", "superseded")
 _WORD_SPLIT = str.split
 
 
+def _statuses(request: RecallRequest) -> list[str]:
+    """The memory statuses a request reads: superseded ones only when it asks for them."""
+    return list(WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES)
+
+
 # ----------------------------------------------------------------------------- interface
 
 
@@ -586,9 +591,7 @@ class Recaller:
                 )
             )
         return {
-            "statuses": list(
-                WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES
-            ),
+            "statuses": _statuses(request),
             "time_from": as_utc(f.time_from),
             "time_to": as_utc(f.time_to),
             "roles": f.roles,
@@ -1038,11 +1041,11 @@ class Recaller:
         ``time_to``, stage or one-session filter rules them out (see
         :meth:`_session_ranking`)."""
         f = request.filters
-        return not (
-            not plan.preset.session_documents
-            or f.time_to is not None
-            or f.stages is not None
-            or (f.sessions is not None and len(set(f.sessions)) <= 1)
+        return (
+            plan.preset.session_documents
+            and f.time_to is None
+            and f.stages is None
+            and (f.sessions is None or len(set(f.sessions)) > 1)
         )
 
     def _session_late_interaction(
@@ -1069,9 +1072,7 @@ class Recaller:
             space=space,
             sessions=sessions,
             token_format=TOKEN_FORMAT,
-            statuses=list(
-                WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES
-            ),
+            statuses=_statuses(request),
         )
         session_scores = {
             r["session_id"]: late_score(
