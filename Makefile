@@ -14,7 +14,7 @@ TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint format bench-locomo bench-perf bench-consolidation clean
+.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation clean
 
 venv: $(STAMP)
 
@@ -51,6 +51,9 @@ test-unit: venv
 
 lint: venv
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+typecheck: venv  ## mypy --strict (pydantic plugin) on the service code
+	$(BIN)/mypy pipelines app
 
 format: venv
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
