@@ -49,8 +49,9 @@ test: venv  ## the whole suite against a real Neo4j (tests start their own insta
 test-unit: venv
 	$(BIN)/python -m pytest -q tests/unit
 
-lint: venv
+lint: venv  ## ruff (lint and format) and mypy --strict
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(MAKE) typecheck
 
 typecheck: venv  ## mypy --strict (pydantic plugin) on the service code
 	$(BIN)/mypy pipelines app

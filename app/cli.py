@@ -6,14 +6,15 @@ import argparse
 import logging
 import sys
 
+import uvicorn
+
+from app.main import create_app
 from app.settings import Settings
+from neo4j_runtime import runtime
+from neo4j_runtime.__main__ import dev_instance
 
 
 def serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from app.main import create_app
-
     settings = Settings()
     if args.host:
         settings.host = args.host
@@ -23,9 +24,6 @@ def serve(args: argparse.Namespace) -> int:
     instance = None
     started_here = False
     if args.manage_neo4j or settings.manage_neo4j:
-        from neo4j_runtime import runtime
-        from neo4j_runtime.__main__ import dev_instance
-
         instance = dev_instance()
         started = runtime.start(instance)
         started_here = not started.reused
@@ -44,8 +42,6 @@ def serve(args: argparse.Namespace) -> int:
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
     finally:
         if instance is not None and started_here:
-            from neo4j_runtime import runtime
-
             runtime.stop(instance)
             print("[mnemograph] Neo4j stopped", flush=True)
     return 0

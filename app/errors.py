@@ -12,6 +12,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pipelines.errors import DomainError
 from pipelines.graph import GraphUnavailable
 
+#: A 503 says when to come back (seconds).
+RETRY_AFTER = {"Retry-After": "1"}
+
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "field": field}}
@@ -25,7 +28,10 @@ def _field_of(loc: tuple[Any, ...]) -> str | None:
 def install(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(_: Request, exc: DomainError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=exc.status)
+        headers = RETRY_AFTER if exc.status == 503 else None
+        return JSONResponse(
+            error_body(exc.code, exc.message, exc.field), status_code=exc.status, headers=headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -50,4 +56,6 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(GraphUnavailable)
     async def _graph(_: Request, exc: GraphUnavailable) -> JSONResponse:
-        return JSONResponse(error_body("graph_unavailable", str(exc)), status_code=503)
+        return JSONResponse(
+            error_body("graph_unavailable", str(exc)), status_code=503, headers=RETRY_AFTER
+        )

@@ -11,8 +11,8 @@ from fastapi import Depends, FastAPI
 from app import errors
 from app.auth import require_key
 from app.routers import context, graph, health, jobs, memories, recall, spaces
+from app.services import build_services
 from app.settings import Settings
-from app.wiring import engine_settings
 from pipelines.engine import Engine
 
 log = logging.getLogger("mnemograph.app")
@@ -28,28 +28,20 @@ V1_ROUTERS = [
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
-    """Build the app. With ``engine`` given (tests, benchmarks) start-up reuses it and does not
+    """Build the app. Its services (:mod:`app.services`) are built when it starts and closed
+    when it stops. With ``engine`` given (tests, benchmarks) start-up reuses it and does not
     close it; otherwise the lifespan connects to Neo4j, loads models and applies migrations."""
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        own = engine is None
-        app.state.engine = engine or Engine.start(engine_settings(settings))
-        log.info("Mnemograph ready: %s", app.state.engine.readiness())
-        scheduler = None
-        if settings.scheduler_enabled:
-            from pipelines.consolidate.scheduler import Scheduler
-
-            scheduler = Scheduler(app.state.engine, intervals=settings.scheduler_intervals)
-            scheduler.start()
+        services = build_services(settings, engine)
+        app.state.services = services
+        log.info("Mnemograph ready: %s", services.engine.readiness())
         try:
             yield
         finally:
-            if scheduler is not None:
-                scheduler.stop()
-            if own:
-                app.state.engine.close()
+            services.close()
 
     app = FastAPI(
         title="Mnemograph",
@@ -58,7 +50,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.engine = None
+    app.state.services = None
     errors.install(app)
     app.include_router(health.router)
     for router in V1_ROUTERS:

@@ -55,17 +55,17 @@ def timed_pass(engine: Any, space: str, neo_pid: int | None, dry_run: bool) -> d
         report = run_full_pass(engine, space, dry_run=dry_run, jobs=(job,))
         wall = time.perf_counter() - t0
         neo1 = process_cpu_seconds(neo_pid)
-        row = report["jobs"][job]
+        row = report.jobs[job]
         jobs[job] = {
             "wall_s": round(wall, 2),
             "python_cpu_s": round(time.process_time() - py0, 2),
             "neo4j_cpu_s": round(neo1 - neo0, 2) if neo0 is not None and neo1 is not None else None,
-            "status": row["status"],
-            "dry_run": row["dry_run"],
-            "counts": row["counts"],
-            "errors": row["errors"],
+            "status": row.status,
+            "dry_run": row.dry_run,
+            "counts": row.counts,
+            "errors": row.errors,
         }
-        print(f"  {job}: {wall:.1f}s {row['status']} {json.dumps(row['counts'])}", flush=True)
+        print(f"  {job}: {wall:.1f}s {row.status} {json.dumps(row.counts)}", flush=True)
     total = round(sum(j["wall_s"] for j in jobs.values()), 2)
     return {
         "jobs": jobs,

@@ -97,8 +97,8 @@ def start_engine(uri: str):
     (``MNEMOGRAPH_*`` variables), loaded offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from app.services import engine_settings
     from app.settings import Settings
-    from app.wiring import engine_settings
     from pipelines.engine import Engine
 
     return Engine.start(engine_settings(Settings(neo4j_uri=uri)))
@@ -112,7 +112,9 @@ def preexisting_memories(engine, neo: BenchNeo4j) -> dict[str, int]:
     was restricted per space (migration 0004), they cost recall too. Every benchmark prints
     a warning and records this in its result (``neo.describe()``).
     """
-    rows = engine.store.read("bench/memories_per_space")
+    from benchmarks.cypher import statements
+
+    rows = statements(engine.store).read("memories_per_space")
     counts = {str(r["space"]): int(r["memories"]) for r in rows}
     if counts:
         total = sum(counts.values())

@@ -100,7 +100,10 @@ def build_space(engine: Any, space: str) -> None:
     from pipelines import spaces
     from pipelines.ingest.service import Ingestor, MemoryIn
 
-    spaces.create(engine.store, space, description="knowledge-update benchmark (temporary)")
+    spaces.create(
+        engine.store,
+        spaces.NewSpace(id=space, description="knowledge-update benchmark (temporary)"),
+    )
     items = [
         MemoryIn(
             text,
@@ -142,7 +145,7 @@ def run_variant(engine: Any, space: str, with_job: bool) -> dict[str, Any]:
     from pipelines.recall.service import Recaller, RecallRequest
 
     build_space(engine, space)
-    job_counts = run_job(engine, space, "supersede")["counts"] if with_job else None
+    job_counts = run_job(engine, space, "supersede").counts if with_job else None
     recaller = Recaller(engine)
     ranked = {
         q: [r.id for r in recaller.recall(space, RecallRequest(query=q, touch=False)).results]

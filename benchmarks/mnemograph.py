@@ -127,7 +127,9 @@ class MnemographSystem:
         """A fresh space holding ``sessions``."""
         from pipelines import spaces
 
-        spaces.create(self.engine.store, space, description="benchmark space (temporary)")
+        spaces.create(
+            self.engine.store, spaces.NewSpace(id=space, description="benchmark space (temporary)")
+        )
         return self.extend(space, sessions)
 
     def extend(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
@@ -179,10 +181,11 @@ class MnemographSystem:
         )
 
     def pool_size(self, space: str) -> dict[str, int]:
+        from benchmarks.cypher import statements
         from pipelines import spaces
 
         out = spaces.counts(self.engine.store, space)
-        edges = self.engine.store.read("bench/space_edge_counts", space=space)[0]
+        edges = statements(self.engine.store).read("space_edge_counts", space=space)[0]
         out.update(edges)
         return out
 

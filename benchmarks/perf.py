@@ -9,7 +9,7 @@
     (:mod:`benchmarks.synth`) to each size (1K, 10K, 100K memories by default, incrementally),
     then for a fixed set of queries: ``/recall`` p50/p95 through the HTTP API (FastAPI app
     in-process with TestClient; ``--via service`` calls ``Recaller`` directly), the bare
-    ``db.index.vector.queryNodes`` call (``cypher/bench/vector_query.cypher``, query embedding
+    ``db.index.vector.queryNodes`` call (``benchmarks/cypher/vector_query.cypher``, query embedding
     precomputed, and separately with the embedding time added) and their ratio, ``/context``
     latency when the assembler exists, and the peak RSS (``VmHWM``) of the API process (this
     process: the app runs in-process, so the figure includes the harness and the models) and
@@ -245,11 +245,13 @@ class _Recall:
 def measure_latency(
     engine: Any, caller: _Recall, space: str, queries: list[str], repeats: int, warmup: int, k: int
 ) -> dict[str, Any]:
-    store = engine.store
+    from benchmarks.cypher import statements
+
+    store = statements(engine.store)
     embeddings = {q: engine.embedder.encode([q])[0].tolist() for q in queries}
     for q in queries[:warmup]:
         caller.recall(space, q)
-        store.read("bench/vector_query", space=space, embedding=embeddings[q], k=k, fetch=k)
+        store.read("vector_query", space=space, embedding=embeddings[q], k=k, fetch=k)
         caller.context(space, q)
     recall_ms: list[float] = []
     bare_ms: list[float] = []
@@ -264,11 +266,11 @@ def measure_latency(
             for key, v in timings.items():
                 stage_ms.setdefault(key, []).append(v)
             t0 = time.perf_counter()
-            store.read("bench/vector_query", space=space, embedding=embeddings[q], k=k, fetch=k)
+            store.read("vector_query", space=space, embedding=embeddings[q], k=k, fetch=k)
             bare_ms.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             emb = engine.embedder.encode([q])[0].tolist()
-            store.read("bench/vector_query", space=space, embedding=emb, k=k, fetch=k)
+            store.read("vector_query", space=space, embedding=emb, k=k, fetch=k)
             bare_emb_ms.append((time.perf_counter() - t0) * 1000)
             c = caller.context(space, q)
             if c is not None:
@@ -446,7 +448,7 @@ def perf_markdown(result: dict[str, Any], images: list[Path], heading: bool = Tr
             f"{result['config'].get('queries')} queries × {result['config'].get('repeats')} "
             f"passes per size, k = {result['config'].get('k')}, touch = false, default preset. "
             "Bare vector = `db.index.vector.queryNodes` with a precomputed query embedding "
-            "(`cypher/bench/vector_query.cypher`); '+ emb' adds embedding the query.",
+            "(`benchmarks/cypher/vector_query.cypher`); '+ emb' adds embedding the query.",
             "",
         ]
         table = []

@@ -3,11 +3,13 @@
 Names are paths relative to this folder without the suffix, e.g. ``load("spaces/create")``
 reads ``cypher/spaces/create.cypher``. Statements take user values only as parameters.
 Files under ``browser/`` are saved exploration queries for Neo4j Browser, not used by code.
+Statements that only tests or benchmarks run live with them (``tests/cypher``,
+``benchmarks/cypher``) in a :class:`Library` of their own, so this package cannot load them.
 """
 
 from __future__ import annotations
 
-from functools import cache
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).parent
@@ -17,16 +19,42 @@ class UnknownStatement(KeyError):
     """Raised when no ``.cypher`` file has the requested name."""
 
 
-@cache
+class Library:
+    """The named statements under one folder (read once, then cached)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._texts: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def load(self, name: str) -> str:
+        """Return the text of the statement ``name`` without its ``//`` comment lines."""
+        text = self._texts.get(name)
+        if text is None:
+            path = (self.root / f"{name}.cypher").resolve()
+            if self.root not in path.parents or not path.is_file():
+                raise UnknownStatement(f"no Cypher statement named {name!r} under {self.root}")
+            lines = path.read_text(encoding="utf-8").splitlines()
+            text = "\n".join(ln for ln in lines if not ln.startswith("//")).strip()
+            with self._lock:
+                self._texts[name] = text
+        return text
+
+    def names(self) -> list[str]:
+        """All statement names, sorted."""
+        return sorted(
+            str(p.relative_to(self.root).with_suffix("")) for p in self.root.rglob("*.cypher")
+        )
+
+
+LIBRARY = Library(ROOT)
+
+
 def load(name: str) -> str:
-    """Return the text of the statement ``name`` (cached after the first read)."""
-    path = (ROOT / f"{name}.cypher").resolve()
-    if ROOT.resolve() not in path.parents or not path.is_file():
-        raise UnknownStatement(f"no Cypher statement named {name!r} under {ROOT}")
-    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if not ln.startswith("//")]
-    return "\n".join(lines).strip()
+    """The production statement ``name`` (see :meth:`Library.load`)."""
+    return LIBRARY.load(name)
 
 
 def names() -> list[str]:
-    """All statement names, sorted."""
-    return sorted(str(p.relative_to(ROOT).with_suffix("")) for p in ROOT.rglob("*.cypher"))
+    """All production statement names, sorted."""
+    return LIBRARY.names()

@@ -3,26 +3,39 @@
 Migrations are ``migrations/NNNN_name.cypher`` files, statements separated by ``;``. Each
 statement is idempotent (``IF NOT EXISTS``), so re-running is harmless; the runner records what
 it applied as ``(:SchemaMigration {name, checksum, applied_at})`` nodes and re-applies a file
-whose checksum changed. A migration may have a data step (``DATA_STEPS``), run right after its
-statements: a Python function, for data that Cypher alone cannot compute (e.g. hashes). After
-applying, it checks that the vector indexes have the embedding model's dimension and refuses to
+whose checksum changed. A migration listed in :data:`DATA_STEP_MIGRATIONS` also has a data
+step, run right after its statements: data that Cypher alone cannot compute (e.g. hashes).
+The caller supplies those steps (``pipelines.schema_data``): this package imports nothing from
+``pipelines`` and reaches the database only through a :class:`SchemaStore`. After applying,
+it checks that the vector indexes have the embedding model's dimension and refuses to
 continue if not.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import cypher
-from pipelines import session_documents
-from pipelines.graph import GraphStore, Tx
-from pipelines.spaces import fulltext_tag
+from typing import Any, Protocol, TypeVar
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 VECTOR_INDEXES = ("memory_embedding", "schema_embedding")
+#: Migrations that need a data step from the caller (see :func:`apply`).
+DATA_STEP_MIGRATIONS = frozenset({"0004_memory_text_space", "0005_session_text"})
+
+
+class SchemaStore(Protocol):
+    """What migrations need from the graph store: named statements and literal schema text."""
+
+    def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]: ...
+
+    def write(self, statement: str, /, **params: Any) -> list[dict[str, Any]]: ...
+
+    def run_schema(self, text: str, /, **params: Any) -> None: ...
+
+
+S = TypeVar("S", bound=SchemaStore)
 
 
 class SchemaMismatch(RuntimeError):
@@ -33,7 +46,7 @@ class SchemaMismatch(RuntimeError):
 class MigrationReport:
     applied: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
-    index_states: list[dict[str, object]] = field(default_factory=list)
+    index_states: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _statements(text: str) -> list[str]:
@@ -50,52 +63,41 @@ def migrations() -> list[tuple[str, str, str]]:
     return out
 
 
-def _tag_memories(store: GraphStore) -> None:
-    """0004: give existing memories the full-text space tag (new ones get it at ingest)."""
-    for row in store.read("schema/untagged_spaces"):
-        with store.session() as session:
-            session.run(
-                cypher.load("schema/tag_space_memories"),
-                {"space": row["space"], "space_tag": fulltext_tag(row["space"])},
-            ).consume()
+def apply(
+    store: S,
+    dimensions: int,
+    data_steps: Mapping[str, Callable[[S], None]] | None = None,
+    await_seconds: int = 300,
+) -> MigrationReport:
+    """Apply pending migrations, wait for indexes, verify vector dimensions.
 
-
-def _session_documents(store: GraphStore) -> None:
-    """0005: build the documents of existing sessions (new ones get theirs at ingest)."""
-    for row in store.read("schema/sessions_without_documents"):
-        store.write_tx(lambda tx, space=row["space"]: session_documents.refresh(tx, space, None))
-
-
-DATA_STEPS: dict[str, Callable[[GraphStore], None]] = {
-    "0004_memory_text_space": _tag_memories,
-    "0005_session_text": _session_documents,
-}
-
-
-def apply(store: GraphStore, dimensions: int, await_seconds: int = 300) -> MigrationReport:
-    """Apply pending migrations, wait for indexes, verify vector dimensions."""
-    report = MigrationReport()
+    ``data_steps`` maps a migration of :data:`DATA_STEP_MIGRATIONS` to its data step; a
+    pending migration whose step is missing, or a step for another name, is a ``ValueError``
+    (before anything is applied)."""
+    steps = dict(data_steps or {})
+    unknown = set(steps) - DATA_STEP_MIGRATIONS
+    if unknown:
+        raise ValueError(f"data steps for migrations that take none: {sorted(unknown)}")
     done = {r["name"]: r["checksum"] for r in store.read("schema/migrations_applied")}
-    for name, checksum, text in migrations():
-        if done.get(name) == checksum:
-            report.already.append(name)
-            continue
+    pending = [m for m in migrations() if done.get(m[0]) != m[1]]
+    missing = sorted({name for name, _, _ in pending} & DATA_STEP_MIGRATIONS - set(steps))
+    if missing:
+        raise ValueError(f"pending migrations need their data steps: {missing}")
+    report = MigrationReport(
+        already=[name for name, checksum, _ in migrations() if done.get(name) == checksum]
+    )
+    for name, checksum, text in pending:
         # Schema statements cannot share a transaction with data writes: one each.
         for statement in _statements(text):
-            with store.session() as session:
-                session.run(statement, {"dimensions": dimensions}).consume()
-        if name in DATA_STEPS:
-            DATA_STEPS[name](store)
-        store.write_tx(lambda tx, n=name, c=checksum: _record(tx, n, c))
+            store.run_schema(statement, dimensions=dimensions)
+        if name in steps:
+            steps[name](store)
+        store.write("schema/record_migration", name=name, checksum=checksum)
         report.applied.append(name)
     store.write("schema/await_indexes", seconds=await_seconds)
     report.index_states = store.read("schema/index_states")
     check_dimensions(report.index_states, dimensions)
     return report
-
-
-def _record(tx: Tx, name: str, checksum: str) -> None:
-    tx.run("schema/record_migration", name=name, checksum=checksum)
 
 
 def check_dimensions(index_states: list[dict[str, object]], dimensions: int) -> None:

@@ -1,16 +1,192 @@
-"""Read-only views of a space's graph: one memory, entities, stages, facts. Space-scoped."""
+"""Read-only views of a space's graph: one memory, entities, stages, facts. Space-scoped.
+
+Each view is a typed model of what its ``read/*`` statement returns (times are ISO 8601
+strings; a property a node lacks is ``None``); the HTTP API returns them as they are.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from pipelines import session_documents, spaces
 from pipelines.errors import NotFound
 from pipelines.graph import GraphStore, Tx
 
 
-def memory(store: GraphStore, space: str, memory_id: str) -> dict[str, Any]:
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Memory(View):
+    id: str
+    text: str | None = None
+    role: str | None = None
+    speaker: str | None = None
+    kind: str | None = None
+    tags: list[str] | None = None
+    session_id: str | None = None
+    turn_index: int | None = None
+    stage_id: str | None = None
+    status: str | None = None
+    heat: float | None = None
+    access_count: int | None = None
+    importance: float | None = None
+    content_hash: str | None = None
+    gate: dict[str, Any] | None = Field(None, description="The write gate's signals.")
+    metadata: dict[str, Any] | None = None
+    event_time: str | None = None
+    ingested_at: str | None = None
+    last_access: str | None = None
+
+
+class MentionedEntity(View):
+    key: str
+    name: str | None = None
+    kind: str | None = None
+    count: int | None = None
+
+
+class MemoryFact(View):
+    id: str
+    category: str | None = None
+    text: str | None = None
+    speaker: str | None = None
+    confidence: float | None = None
+    rule: str | None = None
+    status: str | None = None
+
+
+class StageRef(View):
+    id: str
+    name: str | None = None
+    kind: str | None = None
+
+
+class SessionRef(View):
+    id: str
+    started_at: str | None = None
+
+
+class Neighbour(View):
+    id: str
+    speaker: str | None = None
+    text: str | None = None
+
+
+class MemoryDetail(View):
+    memory: Memory
+    entities: list[MentionedEntity]
+    facts: list[MemoryFact]
+    stage: StageRef | None
+    session: SessionRef | None
+    previous: Neighbour | None
+    next: Neighbour | None
+    supersedes: list[str]
+    superseded_by: list[str]
+
+
+class Entity(View):
+    key: str
+    name: str | None = None
+    kind: str | None = None
+    mention_count: int | None = None
+    first_seen: str | None = None
+    last_seen: str | None = None
+
+
+class Mention(View):
+    id: str
+    speaker: str | None = None
+    text: str | None = None
+    session_id: str | None = None
+    stage_id: str | None = None
+    status: str | None = None
+    event_time: str | None = None
+    count: int | None = None
+
+
+class Cooccurring(View):
+    key: str
+    name: str | None = None
+    kind: str | None = None
+    weight: float | None = None
+
+
+class EntityDetail(View):
+    entity: Entity
+    mentions: list[Mention]
+    cooccurring: list[Cooccurring]
+
+
+class SchemaBrief(View):
+    summary: str | None = None
+    entities: list[str] | None = None
+    decisions: list[str] | None = None
+    outcomes: list[str] | None = None
+    open_questions: list[str] | None = None
+    refreshed_at: str | None = None
+
+
+class Stage(View):
+    id: str
+    name: str | None = None
+    kind: str | None = None
+    ordinal: int | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    schema_: SchemaBrief | None = Field(None, alias="schema")
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True)
+
+
+class StageSummary(Stage):
+    memories: int = 0
+
+
+class StageMemory(View):
+    id: str
+    speaker: str | None = None
+    role: str | None = None
+    text: str | None = None
+    session_id: str | None = None
+    status: str | None = None
+    event_time: str | None = None
+
+
+class StageDetail(View):
+    stage: Stage
+    memory_count: int
+    memories: list[StageMemory]
+    sessions: list[str]
+    previous: str | None
+    next: str | None
+
+
+class Fact(View):
+    id: str
+    category: str | None = None
+    text: str | None = None
+    speaker: str | None = None
+    role: str | None = None
+    confidence: float | None = None
+    rule: str | None = None
+    source_id: str | None = None
+    status: str | None = None
+    event_time: str | None = None
+
+
+class Deleted(View):
+    """What deleting one memory removed."""
+
+    memories: int
+    facts: int
+    orphaned_entities: int
+
+
+def memory(store: GraphStore, space: str, memory_id: str) -> MemoryDetail:
     spaces.require(store, space)
     rows = store.read("read/memory_detail", space=space, id=memory_id)
     if not rows:
@@ -18,13 +194,12 @@ def memory(store: GraphStore, space: str, memory_id: str) -> dict[str, Any]:
     out = dict(rows[0])
     mem = dict(out["memory"])
     for key in ("gate", "metadata"):
-        if mem.get(key):
-            mem[key] = json.loads(mem[key])
+        mem[key] = json.loads(mem[key]) if mem.get(key) else None
     out["memory"] = mem
-    return out
+    return MemoryDetail.model_validate(out)
 
 
-def delete_memory(store: GraphStore, space: str, memory_id: str) -> dict[str, int]:
+def delete_memory(store: GraphStore, space: str, memory_id: str) -> Deleted:
     spaces.require(store, space)
 
     def work(tx: Tx) -> list[dict[str, Any]]:
@@ -36,37 +211,36 @@ def delete_memory(store: GraphStore, space: str, memory_id: str) -> dict[str, in
     rows = store.write_tx(work)
     if not rows:
         raise NotFound(f"memory {memory_id!r} not found in space {space!r}", field="id")
-    return {k: int(v) for k, v in rows[0].items() if k != "session_id"}
+    return Deleted.model_validate(rows[0])
 
 
-def entities(
-    store: GraphStore, space: str, q: str | None, skip: int, limit: int
-) -> list[dict[str, Any]]:
+def entities(store: GraphStore, space: str, q: str | None, skip: int, limit: int) -> list[Entity]:
     spaces.require(store, space)
     needle = q.strip().casefold() if q and q.strip() else None
     rows = store.read("read/entities_search", space=space, q=needle, skip=skip, limit=limit)
-    return [r["entity"] for r in rows]
+    return [Entity.model_validate(r["entity"]) for r in rows]
 
 
-def entity(store: GraphStore, space: str, key: str, limit: int) -> dict[str, Any]:
+def entity(store: GraphStore, space: str, key: str, limit: int) -> EntityDetail:
     spaces.require(store, space)
     rows = store.read("read/entity_detail", space=space, key=key, limit=limit)
     if not rows:
         raise NotFound(f"entity {key!r} not found in space {space!r}", field="key")
-    return rows[0]
+    return EntityDetail.model_validate(rows[0])
 
 
-def stages(store: GraphStore, space: str, skip: int, limit: int) -> list[dict[str, Any]]:
+def stages(store: GraphStore, space: str, skip: int, limit: int) -> list[StageSummary]:
     spaces.require(store, space)
-    return [r["stage"] for r in store.read("read/stages_list", space=space, skip=skip, limit=limit)]
+    rows = store.read("read/stages_list", space=space, skip=skip, limit=limit)
+    return [StageSummary.model_validate(r["stage"]) for r in rows]
 
 
-def stage(store: GraphStore, space: str, stage_id: str, limit: int) -> dict[str, Any]:
+def stage(store: GraphStore, space: str, stage_id: str, limit: int) -> StageDetail:
     spaces.require(store, space)
     rows = store.read("read/stage_detail", space=space, id=stage_id, limit=limit)
     if not rows:
         raise NotFound(f"stage {stage_id!r} not found in space {space!r}", field="id")
-    return rows[0]
+    return StageDetail.model_validate(rows[0])
 
 
 def facts(
@@ -77,7 +251,7 @@ def facts(
     include_superseded: bool,
     skip: int,
     limit: int,
-) -> list[dict[str, Any]]:
+) -> list[Fact]:
     spaces.require(store, space)
     rows = store.read(
         "read/facts_list",
@@ -88,4 +262,4 @@ def facts(
         skip=skip,
         limit=limit,
     )
-    return [r["fact"] for r in rows]
+    return [Fact.model_validate(r["fact"]) for r in rows]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import graph_schema
+from pipelines import schema_data
 from pipelines.graph import GraphConfig, GraphStore
 from pipelines.models import ModelStatus
 from pipelines.models.embeddings import Embedder, load_embedder
@@ -97,7 +98,9 @@ class Engine:
             store.verify()
             models = models or load_models(settings)
             engine = cls(store, models)
-            engine.migrations = graph_schema.apply(store, models.embedder.dimensions)
+            engine.migrations = graph_schema.apply(
+                store, models.embedder.dimensions, schema_data.DATA_STEPS
+            )
         except BaseException:
             store.close()
             raise

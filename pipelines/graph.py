@@ -7,6 +7,7 @@ adds transactions, routing and a clear error when the database cannot be reached
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,25 +93,29 @@ def _row(record: neo4j.Record) -> Row:
     return {k: _plain(v) for k, v in zip(record.keys(), record.values(), strict=True)}
 
 
+Statements = Callable[[str], str]
+"""Where a store reads statement texts by name (production: :func:`cypher.load`)."""
+
+
 class Tx:
     """A write transaction handle that runs named statements."""
 
-    def __init__(self, tx: ManagedTransaction | neo4j.Transaction) -> None:
+    def __init__(
+        self, tx: ManagedTransaction | neo4j.Transaction, statements: Statements = cypher.load
+    ) -> None:
         self._tx = tx
+        self._statements = statements
 
     def run(self, statement: str, /, **params: Any) -> list[Row]:
-        return [_row(r) for r in self._tx.run(cypher.load(statement), params)]
-
-    def run_raw(self, text: str, /, **params: Any) -> list[Row]:
-        """Run literal text: only for schema migrations read from graph_schema/."""
-        return [r.data() for r in self._tx.run(text, params)]
+        return [_row(r) for r in self._tx.run(self._statements(statement), params)]
 
 
 class GraphStore:
     """Thin wrapper around the official driver."""
 
-    def __init__(self, config: GraphConfig) -> None:
+    def __init__(self, config: GraphConfig, statements: Statements = cypher.load) -> None:
         self.config = config
+        self._statements = statements
         auth = (config.user, config.password or "") if config.user else None
         self.driver = GraphDatabase.driver(
             config.uri,
@@ -123,6 +128,25 @@ class GraphStore:
 
     def close(self) -> None:
         self.driver.close()
+
+    def using(self, statements: Statements) -> GraphStore:
+        """A view of this store (same driver, not closed separately) that reads statement
+        texts from ``statements``: how tests and benchmarks run their own named statements."""
+        view = copy.copy(self)
+        view._statements = statements
+        return view
+
+    def write_autocommit(self, statement: str, /, **params: Any) -> None:
+        """Run one named write statement as an auto-commit transaction: the only kind that
+        may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
+        with self.driver.session(database=self.config.database) as session:
+            session.run(self._statements(statement), params).consume()
+
+    def run_schema(self, text: str, /, **params: Any) -> None:
+        """Run one schema statement given as text, in its own transaction (migrations only:
+        schema changes cannot share a transaction with data writes)."""
+        with self.driver.session(database=self.config.database) as session:
+            session.run(text, params).consume()
 
     def verify(self) -> None:
         try:
@@ -137,7 +161,7 @@ class GraphStore:
     ) -> list[Row]:
         try:
             records, _, _ = self.driver.execute_query(
-                cypher.load(statement),
+                self._statements(statement),
                 dict(params),
                 database_=self.config.database,
                 routing_=routing,
@@ -158,11 +182,11 @@ class GraphStore:
         """Run ``work`` in ONE write transaction (all or nothing; retried on transient errors,
         so ``work`` must be idempotent)."""
         with self.driver.session(database=self.config.database) as session:
-            return session.execute_write(lambda tx: work(Tx(tx)))
+            return session.execute_write(lambda tx: work(Tx(tx, self._statements)))
 
     def read_tx(self, work: Callable[[Tx], T]) -> T:
         with self.driver.session(database=self.config.database) as session:
-            return session.execute_read(lambda tx: work(Tx(tx)))
+            return session.execute_read(lambda tx: work(Tx(tx, self._statements)))
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:

@@ -19,14 +19,17 @@ from collections.abc import Iterable
 
 from pipelines import spaces
 from pipelines.graph import Tx
-from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
+
+DEFAULT_MAX_MEMORIES = 1_000
+"""A document holds the texts of at most this many memories of its session, the latest by
+event time: rebuilding it reads them all, so a very long session costs a bounded write."""
 
 
 def refresh(
     tx: Tx,
     space: str,
     session_ids: Iterable[str | None] | None,
-    max_memories: int = DEFAULT_INGEST_CONFIG.session_document_max_memories,
+    max_memories: int = DEFAULT_MAX_MEMORIES,
 ) -> int:
     """Rebuild the documents of ``session_ids`` (``None``: every session of ``space``)
     inside ``tx``; returns how many sessions were rebuilt. ``None`` ids are ignored."""

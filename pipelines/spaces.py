@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from typing import Any
+import uuid
+from typing import Annotated, Any
 
-from pipelines.errors import InvalidInput, NotFound
+from pydantic import BaseModel, ConfigDict, Field
+
+from pipelines.errors import NotFound
 from pipelines.graph import GraphStore
 
-SPACE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+SPACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+SpaceId = Annotated[str, Field(pattern=SPACE_ID_PATTERN)]
 PURGE_BATCH = 5000
 # In-memory GDS graphs are named "<prefix><space>/<version>" (see pipelines/consolidate).
 PROJECTION_PREFIXES = ("mnemograph/entities/", "mnemograph/communities/")
@@ -27,14 +30,21 @@ def fulltext_tag(space: str) -> str:
     return "sp" + hashlib.sha256(space.encode("utf-8")).hexdigest()[:24]
 
 
-def validate_space_id(space: str, field: str = "space") -> str:
-    if not SPACE_ID.match(space or ""):
-        raise InvalidInput(
-            "space id must be 1-64 characters: letters, digits, '_', '.', '-' "
-            "(starting with a letter or digit)",
-            field=field,
-        )
-    return space
+class NewSpace(BaseModel):
+    """A space to create. Its ``settings`` are checked by :mod:`pipelines.space_settings`
+    (each section against the configuration it overrides) before it is stored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: SpaceId = Field(
+        default_factory=lambda: f"space-{uuid.uuid4().hex[:12]}",
+        description="Client-chosen id (1-64 chars: letters, digits, _ . -). Default: random.",
+    )
+    name: str | None = Field(None, max_length=200)
+    description: str | None = Field(None, max_length=2000)
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="Per-space settings, e.g. {'gate': {'enabled': true}}."
+    )
 
 
 def _decode(space: dict[str, Any]) -> dict[str, Any]:
@@ -43,20 +53,15 @@ def _decode(space: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def create(
-    store: GraphStore,
-    space: str,
-    name: str | None = None,
-    description: str | None = None,
-    settings: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], bool]:
-    validate_space_id(space)
+def create(store: GraphStore, new: NewSpace) -> tuple[dict[str, Any], bool]:
+    """Store ``new`` unless a space with its id exists; returns the space and whether it was
+    created (an existing space is returned unchanged)."""
     row = store.write(
         "spaces/create",
-        space=space,
-        name=name or space,
-        description=description,
-        settings=json.dumps(settings or {}, sort_keys=True),
+        space=new.id,
+        name=new.name or new.id,
+        description=new.description,
+        settings=json.dumps(new.settings, sort_keys=True),
     )[0]
     return _decode(row["space"]), bool(row["created"])
 

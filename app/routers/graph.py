@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
 from app.schemas.memories import EntityDetail, EntityList, FactList, StageDetail, StageList
-from app.wiring import get_engine
+from app.services import ServicesDep
 from pipelines import browse
-from pipelines.engine import Engine
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["graph"])
 
@@ -21,57 +20,52 @@ FactCategory = Literal[
 @router.get("/entities", response_model=EntityList)
 def list_entities(
     space: str,
+    services: ServicesDep,
     q: str | None = Query(None, max_length=200, description="name fragment (case-insensitive)"),
     skip: int = Query(0, ge=0),
     limit: int = Query(50, ge=1, le=500),
-    engine: Engine = Depends(get_engine),
-):
-    return EntityList(entities=browse.entities(engine.store, space, q, skip, limit))
+) -> EntityList:
+    return EntityList(entities=browse.entities(services.engine.store, space, q, skip, limit))
 
 
 @router.get("/entities/{key}", response_model=EntityDetail)
 def get_entity(
-    space: str,
-    key: str,
-    limit: int = Query(50, ge=1, le=500),
-    engine: Engine = Depends(get_engine),
-):
+    space: str, key: str, services: ServicesDep, limit: int = Query(50, ge=1, le=500)
+) -> EntityDetail:
     """An entity (by canonical key) with the memories that mention it, in time order, and the
     entities it co-occurs with, strongest first."""
-    return EntityDetail(**browse.entity(engine.store, space, key, limit))
+    return browse.entity(services.engine.store, space, key, limit)
 
 
 @router.get("/stages", response_model=StageList)
 def list_stages(
     space: str,
+    services: ServicesDep,
     skip: int = Query(0, ge=0),
     limit: int = Query(100, ge=1, le=1000),
-    engine: Engine = Depends(get_engine),
-):
+) -> StageList:
     """Stages in time order, with memory counts and their schema summary when one exists."""
-    return StageList(stages=browse.stages(engine.store, space, skip, limit))
+    return StageList(stages=browse.stages(services.engine.store, space, skip, limit))
 
 
 @router.get("/stages/{stage_id}", response_model=StageDetail)
 def get_stage(
-    space: str,
-    stage_id: str,
-    limit: int = Query(100, ge=1, le=1000),
-    engine: Engine = Depends(get_engine),
-):
-    return StageDetail(**browse.stage(engine.store, space, stage_id, limit))
+    space: str, stage_id: str, services: ServicesDep, limit: int = Query(100, ge=1, le=1000)
+) -> StageDetail:
+    return browse.stage(services.engine.store, space, stage_id, limit)
 
 
 @router.get("/facts", response_model=FactList)
 def list_facts(
     space: str,
+    services: ServicesDep,
     category: FactCategory | None = None,
     speaker: str | None = Query(None, max_length=200),
     include_superseded: bool = False,
     skip: int = Query(0, ge=0),
     limit: int = Query(100, ge=1, le=1000),
-    engine: Engine = Depends(get_engine),
-):
-    return FactList(
-        facts=browse.facts(engine.store, space, category, speaker, include_superseded, skip, limit)
+) -> FactList:
+    facts = browse.facts(
+        services.engine.store, space, category, speaker, include_superseded, skip, limit
     )
+    return FactList(facts=facts)

@@ -7,6 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from app.services import Services
+
 router = APIRouter(tags=["health"])
 
 
@@ -19,9 +21,9 @@ def healthz() -> dict[str, str]:
 @router.get("/readyz")
 def readyz(request: Request) -> JSONResponse:
     """Readiness: Neo4j and GDS versions, index states, each model's readiness; 503 until ready."""
-    engine = getattr(request.app.state, "engine", None)
-    if engine is None:
+    services = request.app.state.services  # None until the lifespan has built them
+    if not isinstance(services, Services) or services.closed:
         body: dict[str, Any] = {"ready": False, "detail": "starting"}
-        return JSONResponse(body, status_code=503)
-    body = engine.readiness()
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+    body = services.engine.readiness()
     return JSONResponse(body, status_code=200 if body["ready"] else 503)

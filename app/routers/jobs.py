@@ -3,7 +3,7 @@ stage schemas. Each endpoint is a thin call into :mod:`pipelines.consolidate`.""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Body, Depends, Query
+from fastapi import APIRouter, Body, Query
 
 from app.schemas.jobs import (
     JobName,
@@ -20,123 +20,108 @@ from app.schemas.jobs import (
     SupersessionList,
     SupersessionReverted,
     Timeline,
-    TimelineEntry,
 )
-from app.wiring import get_engine
+from app.services import ServicesDep
 from pipelines.consolidate import merge, runner, schemas, supersede
-from pipelines.engine import Engine
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["consolidation"])
 
 
 @router.post("/jobs/{job}", response_model=JobRun)
 def run_job(
-    space: str,
-    job: JobName,
-    body: JobRequest | None = Body(None),
-    engine: Engine = Depends(get_engine),
-):
+    space: str, job: JobName, services: ServicesDep, body: JobRequest | None = Body(None)
+) -> JobRun:
     """Run one consolidation job now (409 while another runner holds its lease)."""
     dry_run = body.dry_run if body is not None else None
-    return runner.run_job(engine, space, job, dry_run=dry_run, trigger="api")
+    return runner.run_job(services.engine, space, job, dry_run=dry_run, trigger="api")
 
 
 @router.get("/jobs", response_model=JobRunList)
 def list_runs(
     space: str,
+    services: ServicesDep,
     job: JobName | None = None,
     skip: int = Query(0, ge=0),
     limit: int = Query(50, ge=1, le=500),
-    engine: Engine = Depends(get_engine),
-):
+) -> JobRunList:
     """Recorded runs of the space, newest first."""
-    return JobRunList(runs=runner.list_runs(engine, space, job, skip, limit))
+    return JobRunList(runs=runner.list_runs(services.engine, space, job, skip, limit))
 
 
 @router.get("/jobs/runs/{run_id}", response_model=JobRun)
-def get_run(space: str, run_id: str, engine: Engine = Depends(get_engine)):
-    return runner.get_run(engine, space, run_id)
+def get_run(space: str, run_id: str, services: ServicesDep) -> JobRun:
+    return runner.get_run(services.engine, space, run_id)
 
 
 @router.get("/merges", response_model=MergeList)
 def list_merges(
     space: str,
+    services: ServicesDep,
     status: str | None = Query(None, pattern="^(applied|undone)$"),
     skip: int = Query(0, ge=0),
     limit: int = Query(50, ge=1, le=500),
-    engine: Engine = Depends(get_engine),
-):
-    return MergeList(merges=merge.list_merges(engine, space, status, skip, limit))
+) -> MergeList:
+    return MergeList(merges=merge.list_merges(services.engine, space, status, skip, limit))
 
 
 @router.get("/merges/{merge_id}", response_model=Merge)
-def get_merge(space: str, merge_id: str, engine: Engine = Depends(get_engine)):
-    return merge.get_merge(engine, space, merge_id)
+def get_merge(space: str, merge_id: str, services: ServicesDep) -> Merge:
+    return merge.get_merge(services.engine, space, merge_id)
 
 
 @router.post("/merges/{merge_id}/undo", response_model=MergeUndone)
-def undo_merge(space: str, merge_id: str, engine: Engine = Depends(get_engine)):
+def undo_merge(space: str, merge_id: str, services: ServicesDep) -> MergeUndone:
     """Undo a merge exactly: duplicates active again, the canonical's counters restored."""
-    return merge.undo_merge(engine, space, merge_id)
+    return merge.undo_merge(services.engine, space, merge_id)
 
 
 @router.post("/memories/{memory_id}/supersede", response_model=SupersedeResult, status_code=201)
 def supersede_memory(
-    space: str, memory_id: str, body: SupersedeRequest, engine: Engine = Depends(get_engine)
-):
+    space: str, memory_id: str, body: SupersedeRequest, services: ServicesDep
+) -> SupersedeResult:
     """Retire a memory in favour of another memory or of new content (history kept)."""
-    return supersede.supersede_memory(
-        engine,
-        space,
-        memory_id,
-        reason=body.reason,
-        by_memory_id=body.by_memory_id,
-        content=body.content,
-        speaker=body.speaker,
-        role=body.role,
-    )
+    return supersede.supersede_memory(services.engine, services.ingestor, space, memory_id, body)
 
 
 @router.get("/memories/{memory_id}/timeline", response_model=Timeline)
-def memory_timeline(space: str, memory_id: str, engine: Engine = Depends(get_engine)):
+def memory_timeline(space: str, memory_id: str, services: ServicesDep) -> Timeline:
     """The supersession chain a memory belongs to, oldest first."""
-    chain = supersede.memory_timeline(engine, space, memory_id)
-    return Timeline(memory_id=memory_id, chain=[TimelineEntry(**c) for c in chain])
+    chain = supersede.memory_timeline(services.engine, space, memory_id)
+    return Timeline(memory_id=memory_id, chain=chain)
 
 
 @router.get("/supersessions", response_model=SupersessionList)
 def list_supersessions(
     space: str,
+    services: ServicesDep,
     by: str | None = Query(None, description="e.g. 'api' or 'job:supersede'"),
     skip: int = Query(0, ge=0),
     limit: int = Query(50, ge=1, le=500),
-    engine: Engine = Depends(get_engine),
-):
-    return SupersessionList(
-        supersessions=supersede.list_supersessions(engine, space, by, skip, limit)
-    )
+) -> SupersessionList:
+    found = supersede.list_supersessions(services.engine, space, by, skip, limit)
+    return SupersessionList(supersessions=found)
 
 
 @router.get("/supersessions/{supersession_id}", response_model=Supersession)
-def get_supersession(space: str, supersession_id: str, engine: Engine = Depends(get_engine)):
-    return supersede.get_supersession(engine, space, supersession_id)
+def get_supersession(space: str, supersession_id: str, services: ServicesDep) -> Supersession:
+    return supersede.get_supersession(services.engine, space, supersession_id)
 
 
 @router.post("/supersessions/{supersession_id}/revert", response_model=SupersessionReverted)
-def revert_supersession(space: str, supersession_id: str, engine: Engine = Depends(get_engine)):
+def revert_supersession(
+    space: str, supersession_id: str, services: ServicesDep
+) -> SupersessionReverted:
     """Undo a supersession: the older memory and its facts get their prior status back."""
-    return supersede.revert_supersession(engine, space, supersession_id)
+    return supersede.revert_supersession(services.engine, space, supersession_id)
 
 
 @router.get("/stages/{stage_id}/schema", response_model=StageSchema)
 def stage_schema(
     space: str,
     stage_id: str,
+    services: ServicesDep,
     embedding: bool = Query(False, description="include the summary's embedding"),
-    engine: Engine = Depends(get_engine),
-):
+) -> StageSchema:
     """The stage's schema summary, built now if missing or stale."""
-    data = schemas.ensure_schema(engine, space, stage_id)
-    if not embedding:
-        data["embedding"] = None
-    return StageSchema(**data)
+    schema = schemas.ensure_schema(services.engine, space, stage_id)
+    return schema if embedding else schema.model_copy(update={"embedding": None})

@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
-import threading
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 
 from app.schemas.recall import RecallIn, RecallOut, RecallResult
-from app.wiring import get_engine
-from pipelines.engine import Engine
-from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+from app.services import ServicesDep
+from pipelines.recall.service import RecallFilters, RecallRequest
 
 router = APIRouter(prefix="/v1/spaces", tags=["recall"])
-_lock = threading.Lock()
-
-
-def get_recaller(request: Request, engine: Engine = Depends(get_engine)) -> Recaller:
-    """One Recaller per app and engine (it caches each space's size and speakers briefly)."""
-    with _lock:
-        recaller = getattr(request.app.state, "recaller", None)
-        if recaller is None or recaller.engine is not engine:
-            recaller = Recaller(engine)
-            request.app.state.recaller = recaller
-    return recaller
 
 
 @router.post("/{space}/recall", response_model=RecallOut, response_model_exclude_none=False)
-def recall(space: str, body: RecallIn, recaller: Recaller = Depends(get_recaller)) -> RecallOut:
+def recall(space: str, body: RecallIn, services: ServicesDep) -> RecallOut:
     """Return the memories that answer ``query``, ranked; ``abstain`` says when the evidence
     is weak (results are returned anyway) and ``complete=false`` when ``deadline_ms`` cut
     optional stages short."""
     f = body.filters
-    response = recaller.recall(
+    response = services.recaller.recall(
         space,
         RecallRequest(
             query=body.query,

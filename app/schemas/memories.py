@@ -5,9 +5,36 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.schemas.common import StrictModel
+from pipelines.browse import (
+    Deleted,
+    Entity,
+    EntityDetail,
+    Fact,
+    MemoryDetail,
+    StageDetail,
+    StageSummary,
+)
+from pipelines.ingest.service import IngestOptions, MemoryIn, SessionIn
+from pipelines.ingest.service import TurnIn as DomainTurn
+
+__all__ = [
+    "EntityDetail",
+    "EntityList",
+    "FactList",
+    "IngestResponse",
+    "ItemDecision",
+    "MemoriesCreate",
+    "MemoryCreate",
+    "MemoryDeleted",
+    "MemoryDetail",
+    "SessionCreate",
+    "StageDetail",
+    "StageList",
+    "TurnIn",
+]
 
 TurnRole = Literal["user", "assistant", "system", "tool"]
 MemoryRole = Literal["user", "assistant", "system", "tool", "note"]
@@ -19,6 +46,9 @@ class GateOptions(StrictModel):
         None, description="Run the encoding gate (default: the space's setting, off by default)."
     )
     force: bool = Field(False, description="Bypass the gate: store every item verbatim.")
+
+    def options(self) -> IngestOptions:
+        return IngestOptions(gate=self.gate, force=self.force)
 
 
 class TurnIn(StrictModel):
@@ -36,6 +66,15 @@ class SessionCreate(GateOptions):
     stage: str | None = Field(None, min_length=1, max_length=200, description="Explicit stage.")
     turns: list[TurnIn] = Field(min_length=1)
 
+    def to_session(self) -> SessionIn:
+        """The write path's request (its types are plain dataclasses)."""
+        return SessionIn(
+            session_id=self.session_id,
+            started_at=self.started_at,
+            stage=self.stage,
+            turns=[DomainTurn(**t.model_dump()) for t in self.turns],
+        )
+
 
 class MemoryCreate(StrictModel):
     id: str | None = ID
@@ -52,8 +91,14 @@ class MemoryCreate(StrictModel):
 class MemoriesCreate(GateOptions):
     memories: list[MemoryCreate] = Field(min_length=1)
 
+    def to_memories(self) -> list[MemoryIn]:
+        """The write path's request (its types are plain dataclasses)."""
+        return [MemoryIn(**m.model_dump()) for m in self.memories]
+
 
 class ItemDecision(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     index: int
     id: str
     decision: Literal["stored", "merged", "rejected", "unchanged"]
@@ -65,6 +110,10 @@ class ItemDecision(BaseModel):
 
 
 class IngestResponse(BaseModel):
+    """Read from the write path's ``IngestResult`` as it is (``from_attributes``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     session_id: str | None = None
     stage_ids: list[str]
     memory_ids: list[str]
@@ -72,45 +121,18 @@ class IngestResponse(BaseModel):
     counts: dict[str, int]
 
 
-class MemoryDetail(BaseModel):
-    memory: dict[str, Any]
-    entities: list[dict[str, Any]]
-    facts: list[dict[str, Any]]
-    stage: dict[str, Any] | None
-    session: dict[str, Any] | None
-    previous: dict[str, Any] | None
-    next: dict[str, Any] | None
-    supersedes: list[str]
-    superseded_by: list[str]
-
-
 class MemoryDeleted(BaseModel):
     id: str
-    deleted: dict[str, int]
+    deleted: Deleted
 
 
 class EntityList(BaseModel):
-    entities: list[dict[str, Any]]
-
-
-class EntityDetail(BaseModel):
-    entity: dict[str, Any]
-    mentions: list[dict[str, Any]]
-    cooccurring: list[dict[str, Any]]
+    entities: list[Entity]
 
 
 class StageList(BaseModel):
-    stages: list[dict[str, Any]]
-
-
-class StageDetail(BaseModel):
-    stage: dict[str, Any]
-    memory_count: int
-    memories: list[dict[str, Any]]
-    sessions: list[str]
-    previous: str | None
-    next: str | None
+    stages: list[StageSummary]
 
 
 class FactList(BaseModel):
-    facts: list[dict[str, Any]]
+    facts: list[Fact]

@@ -1,4 +1,5 @@
-"""Request/response models for /v1/spaces."""
+"""Request/response models for /v1/spaces. The request body is the domain's
+:class:`~pipelines.spaces.NewSpace`."""
 
 from __future__ import annotations
 
@@ -6,18 +7,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.schemas.common import StrictModel
+from pipelines.spaces import NewSpace
 
-
-class SpaceCreate(StrictModel):
-    id: str | None = Field(
-        None, description="Client-chosen id (1-64 chars: letters, digits, _ . -). Default: random."
-    )
-    name: str | None = Field(None, max_length=200)
-    description: str | None = Field(None, max_length=2000)
-    settings: dict[str, Any] = Field(
-        default_factory=dict, description="Per-space settings, e.g. {'gate': {'enabled': true}}."
-    )
+__all__ = [
+    "NewSpace",
+    "Space",
+    "SpaceCounts",
+    "SpaceCreated",
+    "SpaceDeleted",
+    "SpaceList",
+]
 
 
 class SpaceCounts(BaseModel):

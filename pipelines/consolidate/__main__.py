@@ -16,16 +16,18 @@ import json
 import logging
 import os
 import sys
-from typing import Any
+
+from pydantic import BaseModel
 
 from pipelines.consolidate.config import JOB_NAMES
+from pipelines.consolidate.records import JobRun
+from pipelines.consolidate.runner import list_runs, run_full_pass, run_job
+from pipelines.engine import Engine, EngineSettings
 from pipelines.errors import DomainError
+from pipelines.graph import GraphConfig
 
 
-def _engine(uri: str | None) -> Any:
-    from pipelines.engine import Engine, EngineSettings
-    from pipelines.graph import GraphConfig
-
+def _engine(uri: str | None) -> Engine:
     env = os.environ
     graph = GraphConfig(
         uri=uri or env.get("MNEMOGRAPH_NEO4J_URI", GraphConfig.uri),
@@ -64,9 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_argument("--uri")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
-    from pipelines.consolidate.runner import list_runs, run_full_pass, run_job
-
     engine = _engine(args.uri)
+    out: BaseModel | list[JobRun]
     try:
         if args.command == "runs":
             out = list_runs(engine, args.space, args.job, 0, args.limit)
@@ -80,8 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         engine.close()
-    print(json.dumps(out, indent=2, default=str))
-    failed = isinstance(out, dict) and out.get("status") == "failed"
+    data = (
+        [r.model_dump(mode="json") for r in out]
+        if isinstance(out, list)
+        else out.model_dump(mode="json")
+    )
+    print(json.dumps(data, indent=2))
+    failed = isinstance(out, JobRun) and out.status == "failed"
     return 1 if failed else 0
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pipelines.consolidate.config import CommunityConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
 from pipelines.ingest.stages import (
     SessionSpan,
     StageAssignment,

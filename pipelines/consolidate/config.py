@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pipelines.errors import InvalidInput
+from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 
 __all__ = [
@@ -338,31 +338,13 @@ def effective_config(
     """The configuration for one space: ``base`` with the space's overrides applied.
 
     ``space_settings["consolidation"]`` maps section names to field overrides;
-    ``space_settings["retention"]`` overrides the default retention policy. A bad override is
-    an :class:`InvalidInput` naming the setting.
+    ``space_settings["retention"]`` overrides the default retention policy. Both go through
+    :func:`~pipelines.overrides.merge_overrides`: a bad override is an :class:`InvalidInput`
+    naming the setting (``settings.consolidation.merge.similarity``).
     """
-    settings = dict(space_settings or {})
-    overrides = settings.get("consolidation") or {}
-    cfg = base
-    if overrides:
-        if not isinstance(overrides, Mapping):
-            raise InvalidInput("must be an object", field="settings.consolidation")
-        try:
-            data = base.model_dump()
-            for section, values in overrides.items():
-                if section not in data or not isinstance(values, Mapping):
-                    raise ValueError(f"unknown section {section!r}")
-                data[section] = {**data[section], **values}
-            cfg = ConsolidationConfig.model_validate(data)
-        except ValueError as exc:
-            raise InvalidInput(
-                f"bad consolidation settings: {exc}", field="settings.consolidation"
-            ) from exc
-    policy = cfg.retention.default_policy
-    raw_policy = settings.get("retention")
-    if raw_policy:
-        try:
-            policy = RetentionPolicy.model_validate({**policy.model_dump(), **dict(raw_policy)})
-        except (ValueError, TypeError) as exc:
-            raise InvalidInput(f"bad retention policy: {exc}", field="settings.retention") from exc
+    settings = space_settings or {}
+    cfg = merge_overrides(base, settings.get("consolidation"), "settings.consolidation")
+    policy = merge_overrides(
+        cfg.retention.default_policy, settings.get("retention"), "settings.retention"
+    )
     return cfg, policy

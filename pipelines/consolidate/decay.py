@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pipelines.consolidate.config import DecayConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
 from pipelines.graph import to_native
 from pipelines.recall.heat import effective_heat
 
@@ -61,7 +61,7 @@ def consolidation_stage(
             if age_hours >= config.consolidated_after_hours and replays >= needed:
                 stage = "consolidated"
     if previous in _RANK and _RANK[previous] > _RANK[stage]:
-        return previous  # type: ignore[return-value]
+        return previous
     return stage
 
 
@@ -80,7 +80,8 @@ def _stage_inputs(row: dict[str, Any], now: datetime) -> tuple[float, float, int
     born = to_native(row.get("ingested_at")) or to_native(row.get("event_time")) or now
     age_hours = max(0.0, (now - born).total_seconds() / 3600.0)
     replays = int(row.get("access_count") or 0) + int(row.get("restatements") or 0)
-    importance = float(row.get("importance") if row.get("importance") is not None else 0.5)
+    raw_importance = row.get("importance")
+    importance = 0.5 if raw_importance is None else float(raw_importance)
     return age_hours, importance, replays
 
 

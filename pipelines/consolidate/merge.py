@@ -36,11 +36,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from pipelines import spaces
 from pipelines.consolidate.config import MergeConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
+from pipelines.consolidate.records import Merge, MergeDetail, MergeUndone
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, NotFound
 from pipelines.graph import Tx, to_native
@@ -208,8 +210,10 @@ def _blocked(undone: Iterable[Mapping[str, Any]]) -> set[frozenset[str]]:
     return out
 
 
-def _apply_batch(tx: Tx, space: str, plans: Sequence[MergePlan], now: datetime, by: str) -> list:
-    applied = []
+def _apply_batch(
+    tx: Tx, space: str, plans: Sequence[MergePlan], now: datetime, by: str
+) -> list[tuple[str, MergePlan]]:
+    applied: list[tuple[str, MergePlan]] = []
     for plan in plans:
         ids = [plan.canonical, *plan.duplicates]
         state = {r["id"]: r for r in tx.run("consolidate/merge_state", space=space, ids=ids)}
@@ -392,7 +396,7 @@ def run(ctx: JobContext) -> None:
     for start in range(0, len(plans), cfg.write_batch):
         batch = plans[start : start + cfg.write_batch]
         applied = ctx.store.write_tx(
-            lambda tx, batch=batch: _apply_batch(tx, ctx.space, batch, ctx.now, "job:merge")
+            partial(_apply_batch, space=ctx.space, plans=batch, now=ctx.now, by="job:merge")
         )
         ctx.counts["merges"] += len(applied)
         ctx.counts["merged"] += sum(len(p.duplicates) for _, p in applied)
@@ -408,15 +412,15 @@ def run(ctx: JobContext) -> None:
 # --------------------------------------------------------------------------- undo / read
 
 
-def _decode(merge: dict[str, Any]) -> dict[str, Any]:
+def _decode(merge: dict[str, Any]) -> MergeDetail:
     out = dict(merge)
     for key in ("canonical_before", "canonical_after"):
         if key in out:
             out[key] = json.loads(out[key]) if out.get(key) else {}
-    return out
+    return MergeDetail.model_validate(out)
 
 
-def get_merge(engine: Engine, space: str, merge_id: str) -> dict[str, Any]:
+def get_merge(engine: Engine, space: str, merge_id: str) -> MergeDetail:
     rows = engine.store.read("consolidate/merge_get", space=space, id=merge_id)
     if not rows:
         spaces.require(engine.store, space)
@@ -426,41 +430,39 @@ def get_merge(engine: Engine, space: str, merge_id: str) -> dict[str, Any]:
 
 def list_merges(
     engine: Engine, space: str, status: str | None = None, skip: int = 0, limit: int = 50
-) -> list[dict[str, Any]]:
+) -> list[Merge]:
     spaces.require(engine.store, space)
     rows = engine.store.read(
         "consolidate/merge_list", space=space, status=status, skip=skip, limit=limit
     )
-    return [r["merge"] for r in rows]
+    return [Merge.model_validate(r["merge"]) for r in rows]
 
 
-def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> dict[str, Any]:
+def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> MergeUndone:
     """Undo one merge exactly (see the module docstring). 404 unknown, 409 already undone."""
     merge = get_merge(engine, space, merge_id)
-    if merge["status"] != "applied":
-        raise Conflict(f"merge {merge_id!r} is already {merge['status']}", field="id")
-    before = merge["canonical_before"]
-    after = merge["canonical_after"]
+    if merge.status != "applied":
+        raise Conflict(f"merge {merge_id!r} is already {merge.status}", field="id")
     now = datetime.now(UTC)
 
-    def work(tx: Tx) -> dict[str, Any]:
-        current = tx.run("consolidate/merge_state", space=space, ids=[merge["canonical"]])
+    def work(tx: Tx) -> tuple[int, list[str]]:
+        current = tx.run("consolidate/merge_state", space=space, ids=[merge.canonical])
         if not current:
-            raise Conflict(f"canonical memory {merge['canonical']!r} no longer exists", field="id")
-        restore, kept = restore_map(current[0], before, after)
+            raise Conflict(f"canonical memory {merge.canonical!r} no longer exists", field="id")
+        restore, kept = restore_map(current[0], merge.canonical_before, merge.canonical_after)
         rows = tx.run(
             "consolidate/merge_undo", space=space, id=merge_id, restore=restore, now=now, by=by
         )
         if not rows:
             raise Conflict(f"merge {merge_id!r} is no longer applied", field="id")
-        return {"restored": rows[0]["restored"], "kept": kept}
+        return int(rows[0]["restored"]), kept
 
-    result = engine.store.write_tx(work)
-    return {
-        "id": merge_id,
-        "status": "undone",
-        "canonical": merge["canonical"],
-        "duplicates": merge["duplicates"],
-        "restored": result["restored"],
-        "kept_changed_properties": result["kept"],
-    }
+    restored, kept = engine.store.write_tx(work)
+    return MergeUndone(
+        id=merge_id,
+        status="undone",
+        canonical=merge.canonical,
+        duplicates=merge.duplicates,
+        restored=restored,
+        kept_changed_properties=kept,
+    )

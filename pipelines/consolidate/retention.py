@@ -16,9 +16,10 @@ must ask for ``dry_run: false``; the scheduler applies a policy only when it set
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from pipelines import session_documents
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
 from pipelines.graph import Tx
 
 
@@ -74,7 +75,7 @@ def run(ctx: JobContext) -> None:
             for start in range(0, len(ids), cfg.batch_size):
                 batch = ids[start : start + cfg.batch_size]
                 ctx.counts["deleted"] += ctx.store.write_tx(
-                    lambda tx, batch=batch: _delete_archived(tx, ctx.space, batch)
+                    partial(_delete_archived, space=ctx.space, ids=batch)
                 )
                 ctx.checkpoint(f"retention:delete:{start}")
 

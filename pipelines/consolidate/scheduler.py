@@ -130,7 +130,7 @@ class Scheduler:
                     run = run_job(
                         self.engine, sid, job, dry_run=dry, trigger="scheduler", config=self.config
                     )
-                    done.append((sid, job, run["status"]))
+                    done.append((sid, job, run.status))
                     self.runs += 1
                 except Busy:
                     done.append((sid, job, "busy"))

@@ -27,14 +27,15 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pipelines import spaces
 from pipelines.consolidate.claims import content_words
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, SchemaConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
+from pipelines.consolidate.records import StageSchema
 from pipelines.engine import Engine
 from pipelines.errors import NotFound
 from pipelines.ingest.text import normalise_for_match, split_sentences
@@ -167,16 +168,7 @@ def build_schema(
     ordered = sorted(memories, key=StageMemory.order)
     position = {m.id: i for i, m in enumerate(ordered)}
     speakers = sorted({m.speaker for m in ordered if m.speaker}, key=str.casefold)
-    speaker_keys = {s.casefold() for s in speakers}
-    by_key = {e.key: e for e in entities}
-    mentions = Counter(k for m in ordered for k in set(m.entity_keys) if k in by_key)
-    ranked = sorted(mentions.items(), key=lambda kv: (-kv[1], by_key[kv[0]].name.casefold()))
-    key_entities = [
-        by_key[k].name
-        for k, _ in ranked
-        if not (config.exclude_speaker_entities and by_key[k].name.casefold() in speaker_keys)
-    ][: config.max_entities]
-    key_set = {k for k, _ in ranked if by_key[k].name in key_entities}
+    key_entities, key_set = _key_entities(ordered, entities, speakers, config)
     fact_list = sorted(
         (f for f in facts if f.memory_id in position), key=lambda f: (position[f.memory_id], f.id)
     )
@@ -193,34 +185,10 @@ def build_schema(
         ],
         config.max_outcomes,
     )
-    open_q: list[str] = []
-    words_of: dict[str, set[str]] = {}
-
-    def words(m: StageMemory) -> set[str]:
-        if m.id not in words_of:
-            words_of[m.id] = content_words(m.text)
-        return words_of[m.id]
-
-    for f in fact_list:
-        if f.category != "question":
-            continue
-        asked = content_words(f.text) - _QUESTION_WORDS
-        if len(asked) < config.min_question_words:
-            continue
-        asker = (f.speaker or f.role or "").casefold()
-        start = position[f.memory_id] + 1
-        answered = any(
-            len(asked & words(m)) >= config.answer_overlap * len(asked)
-            for m in ordered[start : start + config.answer_window]
-            if (m.speaker or m.role or "").casefold() != asker
-        )
-        if not answered:
-            open_q.append(f.text)
-    open_questions = _dedupe_keep_last(open_q, config.max_questions)
-    scored = sorted(
-        ordered,
-        key=lambda m: (-len(set(m.entity_keys) & key_set), position[m.id]),
+    open_questions = _dedupe_keep_last(
+        _open_questions(ordered, fact_list, position, config), config.max_questions
     )
+    scored = sorted(ordered, key=lambda m: (-len(set(m.entity_keys) & key_set), position[m.id]))
     highlights = [
         _first_sentence(m.text, config.highlight_words)
         for m in scored[: config.max_highlights]
@@ -229,30 +197,9 @@ def build_schema(
     times = [m.time for m in ordered if m.time is not None]
     start, end = (min(times), max(times)) if times else (None, None)
     sessions = {m.session_id for m in ordered if m.session_id}
-    name = stage_name or stage_id
-    parts = [f"{name}: {len(ordered)} memories"]
-    if sessions:
-        parts[0] += f" in {len(sessions)} session{'s' if len(sessions) != 1 else ''}"
-    if start is not None and end is not None:
-        parts[0] += f", {start:%Y-%m-%d}" + (
-            f" to {end:%Y-%m-%d}" if end.date() != start.date() else ""
-        )
-    parts[0] += "."
-    if speakers:
-        parts.append("Speakers: " + ", ".join(speakers) + ".")
-    if key_entities:
-        parts.append("Key entities: " + ", ".join(key_entities) + ".")
-    if decisions:
-        parts.append("Decisions: " + "; ".join(decisions) + ".")
-    if outcomes:
-        parts.append("Outcomes: " + "; ".join(outcomes) + ".")
-    if open_questions:
-        parts.append("Open questions: " + " ".join(open_questions))
-    if highlights:
-        parts.append("Highlights: " + " / ".join(f'"{h}"' for h in highlights))
-    return SchemaSummary(
+    summary = SchemaSummary(
         stage_id=stage_id,
-        summary=_bounded(" ".join(parts), config.max_summary_chars),
+        summary="",
         entities=key_entities,
         decisions=decisions,
         outcomes=outcomes,
@@ -264,6 +211,87 @@ def build_schema(
         start=start,
         end=end,
     )
+    text = _summary_text(summary, stage_name or stage_id)
+    return replace(summary, summary=_bounded(text, config.max_summary_chars))
+
+
+def _key_entities(
+    ordered: Sequence[StageMemory],
+    entities: Sequence[StageEntity],
+    speakers: Sequence[str],
+    config: SchemaConfig,
+) -> tuple[list[str], set[str]]:
+    """The names of the stage's key entities (most mentioned first, speakers left out) and
+    the keys of the entities ranked with them."""
+    speaker_keys = {s.casefold() for s in speakers}
+    by_key = {e.key: e for e in entities}
+    mentions = Counter(k for m in ordered for k in set(m.entity_keys) if k in by_key)
+    ranked = sorted(mentions.items(), key=lambda kv: (-kv[1], by_key[kv[0]].name.casefold()))
+    key_entities = [
+        by_key[k].name
+        for k, _ in ranked
+        if not (config.exclude_speaker_entities and by_key[k].name.casefold() in speaker_keys)
+    ][: config.max_entities]
+    return key_entities, {k for k, _ in ranked if by_key[k].name in key_entities}
+
+
+def _open_questions(
+    ordered: Sequence[StageMemory],
+    fact_list: Sequence[StageFact],
+    position: Mapping[str, int],
+    config: SchemaConfig,
+) -> list[str]:
+    """Question facts that none of the next ``answer_window`` memories of another speaker
+    answers, in order."""
+    words_of: dict[str, set[str]] = {}
+
+    def words(m: StageMemory) -> set[str]:
+        if m.id not in words_of:
+            words_of[m.id] = content_words(m.text)
+        return words_of[m.id]
+
+    open_q: list[str] = []
+    for f in fact_list:
+        if f.category != "question":
+            continue
+        asked = content_words(f.text) - _QUESTION_WORDS
+        if len(asked) < config.min_question_words:
+            continue
+        asker = (f.speaker or f.role or "").casefold()
+        after = position[f.memory_id] + 1
+        answered = any(
+            len(asked & words(m)) >= config.answer_overlap * len(asked)
+            for m in ordered[after : after + config.answer_window]
+            if (m.speaker or m.role or "").casefold() != asker
+        )
+        if not answered:
+            open_q.append(f.text)
+    return open_q
+
+
+def _summary_text(s: SchemaSummary, name: str) -> str:
+    """Every part of a schema as one text (before bounding)."""
+    head = f"{name}: {s.memory_count} memories"
+    if s.session_count:
+        head += f" in {s.session_count} session{'s' if s.session_count != 1 else ''}"
+    if s.start is not None and s.end is not None:
+        head += f", {s.start:%Y-%m-%d}" + (
+            f" to {s.end:%Y-%m-%d}" if s.end.date() != s.start.date() else ""
+        )
+    parts = [head + "."]
+    if s.speakers:
+        parts.append("Speakers: " + ", ".join(s.speakers) + ".")
+    if s.entities:
+        parts.append("Key entities: " + ", ".join(s.entities) + ".")
+    if s.decisions:
+        parts.append("Decisions: " + "; ".join(s.decisions) + ".")
+    if s.outcomes:
+        parts.append("Outcomes: " + "; ".join(s.outcomes) + ".")
+    if s.open_questions:
+        parts.append("Open questions: " + " ".join(s.open_questions))
+    if s.highlights:
+        parts.append("Highlights: " + " / ".join(f'"{h}"' for h in s.highlights))
+    return " ".join(parts)
 
 
 def fingerprint(name: str | None, members: Sequence[str]) -> str:
@@ -278,10 +306,13 @@ def fingerprint(name: str | None, members: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- service
 
 
+Inputs = tuple[list[StageMemory], list[StageFact], list[StageEntity]]
+
+
 def _inputs(
     rows: Sequence[Mapping[str, Any]], names: Mapping[str, StageEntity]
-) -> dict[str, tuple[list, list, list]]:
-    out: dict[str, tuple[list, list, dict]] = {}
+) -> dict[str, Inputs]:
+    out: dict[str, tuple[list[StageMemory], list[StageFact], dict[str, StageEntity]]] = {}
     for r in rows:
         mems, facts, ents = out.setdefault(r["stage"], ([], [], {}))
         mems.append(
@@ -323,7 +354,7 @@ def _build_rows(
         for r in engine.store.read("consolidate/schema_entities", space=space, stages=ids)
     }
     inputs = _inputs(rows, names)
-    built = []
+    built: list[tuple[Mapping[str, Any], SchemaSummary]] = []
     for st in stages:
         mems, facts, ents = inputs.get(st["id"], ([], [], []))
         if not mems:
@@ -332,7 +363,9 @@ def _build_rows(
             mems, facts, ents, stage_id=st["id"], stage_name=st["name"], config=config
         )
         built.append((st, summary))
-    vectors = engine.embedder.encode([s.summary for _, s in built]) if built else []
+    if not built:
+        return []
+    vectors = engine.embedder.encode([s.summary for _, s in built])
     return [
         {
             "id": f"schema:{st['id']}",
@@ -355,7 +388,7 @@ def _build_rows(
 
 
 def _is_stale(st: Mapping[str, Any]) -> bool:
-    return st["active"] > 0 and st["fingerprint"] != fingerprint(st["name"], st["members"])
+    return bool(st["active"] > 0 and st["fingerprint"] != fingerprint(st["name"], st["members"]))
 
 
 def _empty_schema(stage_id: str) -> dict[str, Any]:
@@ -423,14 +456,14 @@ def ensure_schema(
     space: str,
     stage_id: str,
     config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
-) -> dict[str, Any]:
+) -> StageSchema:
     """The schema of one stage, built now if missing or stale, else the cached one (see
     :func:`ensure_schemas`). Raises NotFound for an unknown space or stage."""
     got = ensure_schemas(engine, space, [stage_id], config)
     if stage_id not in got:
         spaces.require(engine.store, space)
         raise NotFound(f"stage {stage_id!r} does not exist in space {space!r}", field="stage")
-    return got[stage_id]
+    return StageSchema.model_validate(got[stage_id])
 
 
 def run(ctx: JobContext) -> None:

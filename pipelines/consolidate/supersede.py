@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from pipelines import spaces
 from pipelines.consolidate.claims import (
@@ -49,10 +50,18 @@ from pipelines.consolidate.claims import (
     same_value,
 )
 from pipelines.consolidate.config import SupersedeConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
+from pipelines.consolidate.records import (
+    SupersedeResult,
+    Supersession,
+    SupersessionDetail,
+    SupersessionReverted,
+    TimelineEntry,
+)
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput, NotFound
 from pipelines.graph import to_native
+from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
 Order = tuple[float, float, int]
 
@@ -143,6 +152,46 @@ def plan_supersessions(
     returns the memories' cosine (``None``: unknown, accepted).
     """
     blocked_set = set(blocked)
+
+    def alike(older: str, newer: str) -> bool:
+        sim = similarity(older, newer) if similarity is not None else None
+        return sim is None or sim >= config.min_similarity
+
+    by_memory, superseded = _superseded_events(memories)
+    plans: list[PlannedSupersession] = []
+    for mid in sorted(superseded, key=lambda m: (by_memory[m].order, m)):
+        mem = by_memory[mid]
+        events = superseded[mid]
+        newer_ids = {ev.superseded_by[0].id for ev in events if ev.superseded_by}
+        whole = (
+            len(events) == len(mem.claims)
+            and len(newer_ids) == 1
+            and mem.coverage >= config.min_claim_coverage
+        )
+        if whole:
+            newer_id = next(iter(newer_ids))
+            if f"{mid}>{newer_id}" not in blocked_set and alike(mid, newer_id):
+                plans.append(_planned("memory", mid, newer_id, mid, newer_id, events[0]))
+            continue
+        if not config.fact_level:
+            continue
+        for ev in events:
+            assert ev.superseded_by is not None
+            newer_mem, new_claim = ev.superseded_by
+            old_fact = _fact_with(mem, ev.claim)
+            new_fact = _fact_with(newer_mem, new_claim)
+            if old_fact is None or new_fact is None or f"{old_fact}>{new_fact}" in blocked_set:
+                continue
+            if alike(mid, newer_mem.id):
+                plans.append(_planned("fact", old_fact, new_fact, mid, newer_mem.id, ev))
+    return plans
+
+
+def _superseded_events(
+    memories: Iterable[ClaimedMemory],
+) -> tuple[dict[str, ClaimedMemory], dict[str, list[_Event]]]:
+    """The memories with claims by id, and per memory its claims that the *next strictly
+    later* claim of the same speaker and attribute contradicts (each marked with it)."""
     by_memory: dict[str, ClaimedMemory] = {}
     groups: dict[tuple[str, str], list[_Event]] = defaultdict(list)
     for mem in memories:
@@ -162,70 +211,26 @@ def plan_supersessions(
                     ev.superseded_by = (later.memory, later.claim)
                     superseded[ev.memory.id].append(ev)
                     break
-    plans: list[PlannedSupersession] = []
-    for mid in sorted(superseded, key=lambda m: (by_memory[m].order, m)):
-        mem = by_memory[mid]
-        events = superseded[mid]
-        newer_ids = {ev.superseded_by[0].id for ev in events if ev.superseded_by}
-        whole = (
-            len(events) == len(mem.claims)
-            and len(newer_ids) == 1
-            and mem.coverage >= config.min_claim_coverage
-        )
-        if whole:
-            newer_id = next(iter(newer_ids))
-            if f"{mid}>{newer_id}" in blocked_set:
-                continue
-            if similarity is not None:
-                sim = similarity(mid, newer_id)
-                if sim is not None and sim < config.min_similarity:
-                    continue
-            ev = events[0]
-            assert ev.superseded_by is not None
-            new_claim = ev.superseded_by[1]
-            plans.append(
-                PlannedSupersession(
-                    kind="memory",
-                    older=mid,
-                    newer=newer_id,
-                    older_memory=mid,
-                    newer_memory=newer_id,
-                    attribute=ev.claim.attribute,
-                    old_value=_describe(ev.claim),
-                    new_value=_describe(new_claim),
-                    rule=new_claim.rule,
-                    reason=f"{ev.claim.attribute}: {_describe(ev.claim)} -> {_describe(new_claim)}",
-                )
-            )
-            continue
-        if not config.fact_level:
-            continue
-        for ev in events:
-            assert ev.superseded_by is not None
-            newer_mem, new_claim = ev.superseded_by
-            old_fact = _fact_with(mem, ev.claim)
-            new_fact = _fact_with(newer_mem, new_claim)
-            if old_fact is None or new_fact is None or f"{old_fact}>{new_fact}" in blocked_set:
-                continue
-            if similarity is not None:
-                sim = similarity(mid, newer_mem.id)
-                if sim is not None and sim < config.min_similarity:
-                    continue
-            plans.append(
-                PlannedSupersession(
-                    kind="fact",
-                    older=old_fact,
-                    newer=new_fact,
-                    older_memory=mid,
-                    newer_memory=newer_mem.id,
-                    attribute=ev.claim.attribute,
-                    old_value=_describe(ev.claim),
-                    new_value=_describe(new_claim),
-                    rule=new_claim.rule,
-                    reason=f"{ev.claim.attribute}: {_describe(ev.claim)} -> {_describe(new_claim)}",
-                )
-            )
-    return plans
+    return by_memory, superseded
+
+
+def _planned(
+    kind: str, older: str, newer: str, older_memory: str, newer_memory: str, ev: _Event
+) -> PlannedSupersession:
+    assert ev.superseded_by is not None
+    new_claim = ev.superseded_by[1]
+    return PlannedSupersession(
+        kind=kind,
+        older=older,
+        newer=newer,
+        older_memory=older_memory,
+        newer_memory=newer_memory,
+        attribute=ev.claim.attribute,
+        old_value=_describe(ev.claim),
+        new_value=_describe(new_claim),
+        rule=new_claim.rule,
+        reason=f"{ev.claim.attribute}: {_describe(ev.claim)} -> {_describe(new_claim)}",
+    )
 
 
 def _fact_with(mem: ClaimedMemory, claim: Claim) -> str | None:
@@ -332,28 +337,53 @@ def run(ctx: JobContext) -> None:
 # --------------------------------------------------------------------------- explicit API
 
 
+class SupersedeRequest(BaseModel):
+    """An explicit correction: the memory that replaces one, or new content to store as it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    content: str | None = Field(
+        None,
+        max_length=20_000,
+        description="New content, stored as a new memory that replaces "
+        "this one (same speaker and role unless given).",
+    )
+    by_memory_id: str | None = Field(
+        None, description="The memory that replaces this one.", validate_default=True
+    )
+    reason: str = Field(min_length=1, max_length=2_000)
+    speaker: str | None = Field(None, max_length=200)
+    role: Role | None = None
+
+    @field_validator("by_memory_id")
+    @classmethod
+    def _exactly_one(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if "content" in info.data and (value is None) == (info.data["content"] is None):
+            raise ValueError("give exactly one of by_memory_id and content")
+        return value
+
+    @field_validator("reason")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a reason is required")
+        return value
+
+
 def supersede_memory(
     engine: Engine,
+    ingestor: Ingestor,
     space: str,
     memory_id: str,
-    *,
-    reason: str,
-    by_memory_id: str | None = None,
-    content: str | None = None,
-    speaker: str | None = None,
-    role: str | None = None,
+    request: SupersedeRequest,
     by: str = "api",
-) -> dict[str, Any]:
-    """Supersede an active memory by another memory or by new content (stored as a memory).
+) -> SupersedeResult:
+    """Supersede an active memory by another memory or by new content, stored as a memory
+    through ``ingestor``.
 
-    Errors: 404 unknown space/memory, 422 neither or both of ``by_memory_id``/``content``,
-    409 when the memory is not active, the newer one is not active, or the edge would close a
-    cycle.
+    Errors: 404 unknown space/memory, 422 a memory superseding itself, 409 when the memory is
+    not active, the newer one is not active, or the edge would close a cycle.
     """
-    if (by_memory_id is None) == (content is None):
-        raise InvalidInput("give exactly one of by_memory_id and content", field="by_memory_id")
-    if not reason or not reason.strip():
-        raise InvalidInput("a reason is required", field="reason")
     spaces.require(engine.store, space)
     old = _brief(engine, space, memory_id, "memory_id")
     if old["status"] != "active":
@@ -368,27 +398,10 @@ def supersede_memory(
             field="memory_id",
         )
     created = False
-    if content is not None:
-        from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn
-
-        result = Ingestor(engine).add_memories(
-            space,
-            [
-                MemoryIn(
-                    content=content,
-                    kind="note",
-                    role=role or old["role"] or "note",
-                    speaker=speaker if speaker is not None else old["speaker"],
-                    tags=["correction"],
-                    metadata={"supersedes": memory_id, "reason": reason},
-                )
-            ],
-            IngestOptions(force=True),
-        )
-        item = result.items[0]
-        by_memory_id = item.id
-        created = item.decision == "stored"
-    assert by_memory_id is not None
+    by_memory_id = request.by_memory_id
+    if request.content is not None:
+        by_memory_id, created = _store_correction(ingestor, space, memory_id, old, request)
+    assert by_memory_id is not None  # the request names it or gives content
     if by_memory_id == memory_id:
         raise InvalidInput("a memory cannot supersede itself", field="by_memory_id")
     new = _brief(engine, space, by_memory_id, "by_memory_id")
@@ -405,7 +418,7 @@ def supersede_memory(
         older=memory_id,
         newer=by_memory_id,
         newer_statuses=["active"],
-        reason=reason,
+        reason=request.reason,
         now=datetime.now(UTC),
         by=by,
         rule="explicit",
@@ -420,14 +433,42 @@ def supersede_memory(
             "or the newer memory is already older than it in a supersession chain",
             field="by_memory_id",
         )
-    return {
-        "id": sid,
-        "older": memory_id,
-        "newer": by_memory_id,
-        "created_memory": by_memory_id if created else None,
-        "reason": reason,
-        "fact_ids": rows[0]["fact_ids"],
-    }
+    return SupersedeResult(
+        id=sid,
+        older=memory_id,
+        newer=by_memory_id,
+        created_memory=by_memory_id if created else None,
+        reason=request.reason,
+        fact_ids=rows[0]["fact_ids"],
+    )
+
+
+def _store_correction(
+    ingestor: Ingestor,
+    space: str,
+    memory_id: str,
+    old: Mapping[str, Any],
+    request: SupersedeRequest,
+) -> tuple[str, bool]:
+    """Store ``request.content`` as a note of the old memory's speaker and role (unless the
+    request names others); returns its id and whether it is new."""
+    assert request.content is not None
+    result = ingestor.add_memories(
+        space,
+        [
+            MemoryIn(
+                content=request.content,
+                kind="note",
+                role=request.role or old["role"] or "note",
+                speaker=request.speaker if request.speaker is not None else old["speaker"],
+                tags=["correction"],
+                metadata={"supersedes": memory_id, "reason": request.reason},
+            )
+        ],
+        IngestOptions(force=True),
+    )
+    item = result.items[0]
+    return item.id, item.decision == "stored"
 
 
 def _brief(engine: Engine, space: str, memory_id: str, fld: str) -> dict[str, Any]:
@@ -437,7 +478,7 @@ def _brief(engine: Engine, space: str, memory_id: str, fld: str) -> dict[str, An
     return rows[0]
 
 
-def get_supersession(engine: Engine, space: str, supersession_id: str) -> dict[str, Any]:
+def get_supersession(engine: Engine, space: str, supersession_id: str) -> SupersessionDetail:
     rows = engine.store.read("consolidate/supersession_get", space=space, id=supersession_id)
     if not rows:
         spaces.require(engine.store, space)
@@ -445,41 +486,51 @@ def get_supersession(engine: Engine, space: str, supersession_id: str) -> dict[s
             f"supersession {supersession_id!r} does not exist in space {space!r}", field="id"
         )
     r = rows[0]
-    return {**r["supersession"], "newer": r["newer"], "older": r["older"]}
+    return SupersessionDetail.model_validate(
+        {**r["supersession"], "newer": r["newer"], "older": r["older"]}
+    )
 
 
-def revert_supersession(engine: Engine, space: str, supersession_id: str) -> dict[str, Any]:
+def revert_supersession(engine: Engine, space: str, supersession_id: str) -> SupersessionReverted:
     """Undo one supersession (see the module docstring)."""
     sup = get_supersession(engine, space, supersession_id)
     rows = engine.store.write("consolidate/supersession_revert", space=space, id=supersession_id)
     if not rows:
         raise Conflict(f"supersession {supersession_id!r} was reverted meanwhile", field="id")
     r = rows[0]
-    return {
-        "id": supersession_id,
-        "reverted": True,
-        "older": sup["older"],
-        "newer": sup["newer"],
-        "older_status": r["status"],
-        "facts_restored": r["facts"],
-        "archived_created_memory": sup["newer"] if r["created"] else None,
-    }
+    return SupersessionReverted(
+        id=supersession_id,
+        reverted=True,
+        older=sup.older,
+        newer=sup.newer,
+        older_status=r["status"],
+        facts_restored=r["facts"],
+        archived_created_memory=sup.newer if r["created"] else None,
+    )
 
 
 def list_supersessions(
     engine: Engine, space: str, by: str | None = None, skip: int = 0, limit: int = 50
-) -> list[dict[str, Any]]:
+) -> list[Supersession]:
     spaces.require(engine.store, space)
     rows = engine.store.read(
         "consolidate/supersession_list", space=space, by=by, skip=skip, limit=limit
     )
-    return [{**r["supersession"], "newer": r["newer"], "older": r["older"]} for r in rows]
+    return [
+        Supersession.model_validate({**r["supersession"], "newer": r["newer"], "older": r["older"]})
+        for r in rows
+    ]
 
 
-def memory_timeline(engine: Engine, space: str, memory_id: str) -> list[dict[str, Any]]:
+def memory_timeline(engine: Engine, space: str, memory_id: str) -> list[TimelineEntry]:
     """The supersession chain around a memory, oldest first (each with its outgoing edges)."""
     rows = engine.store.read("consolidate/memory_timeline", space=space, id=memory_id)
     if not rows:
         spaces.require(engine.store, space)
         raise NotFound(f"memory {memory_id!r} does not exist in space {space!r}", field="id")
-    return [{**r["memory"], "supersedes": [s for s in r["supersedes"] if s]} for r in rows]
+    return [
+        TimelineEntry.model_validate(
+            {**r["memory"], "supersedes": [s for s in r["supersedes"] if s]}
+        )
+        for r in rows
+    ]

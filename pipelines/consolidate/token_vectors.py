@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.text import embedding_input
 from pipelines.models.late_interaction import TOKEN_FORMAT, pack

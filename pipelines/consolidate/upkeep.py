@@ -29,7 +29,7 @@ from collections import defaultdict
 from neo4j.exceptions import ClientError
 
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, UpkeepConfig
-from pipelines.consolidate.runner import JobContext
+from pipelines.consolidate.context import JobContext
 from pipelines.engine import Engine
 
 log = logging.getLogger("mnemograph.consolidate.upkeep")

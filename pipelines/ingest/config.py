@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pipelines import session_documents
+
 __all__ = [
     "DEFAULT_ENTITY_LABELS",
     "DEFAULT_INGEST_CONFIG",
@@ -212,10 +214,9 @@ class IngestConfig(BaseModel):
     """Longest accepted turn content; longer content is refused, never truncated."""
     max_turns_per_request: int = Field(default=1_000, ge=1)
     embedding_batch_size: int = Field(default=64, ge=1)
-    session_document_max_memories: int = Field(default=1_000, ge=1)
+    session_document_max_memories: int = Field(default=session_documents.DEFAULT_MAX_MEMORIES, ge=1)
     """A session's document (:mod:`pipelines.session_documents`) holds the texts of at most
-    this many of its memories, the latest by event time: rebuilding it reads them all, so a
-    very long session costs a bounded write."""
+    this many of its memories, the latest by event time."""
     embed_speaker: bool = True
     """Embed a turn as ``"<speaker>: <content>"`` (the stored text stays verbatim). Who said
     something is part of what it means: on LoCoMo, exact dense search over speaker-attributed

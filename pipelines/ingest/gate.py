@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -199,18 +200,18 @@ def salience(text: str) -> float:
 # --------------------------------------------------------------------------- embeddings
 
 
-def _unit_rows(vectors: ArrayLike) -> np.ndarray:
+def _unit_rows(vectors: ArrayLike) -> npt.NDArray[np.float64]:
     matrix = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return matrix / np.where(norms > 0, norms, 1.0)  # a zero row stays zero
 
 
-def _cosines(embedding: ArrayLike, others: ArrayLike) -> np.ndarray:
-    query = _unit_rows(embedding)[0]
+def _cosines(embedding: ArrayLike, others: ArrayLike) -> npt.NDArray[np.float64]:
+    query = _unit_rows(embedding)[:1]
     matrix = _unit_rows(others)
-    if matrix.shape[1] != query.shape[0]:
-        raise ValueError(f"embedding dimension {query.shape[0]} != {matrix.shape[1]}")
-    return np.clip(matrix @ query, -1.0, 1.0)
+    if matrix.shape[1] != query.shape[1]:
+        raise ValueError(f"embedding dimension {query.shape[1]} != {matrix.shape[1]}")
+    return (matrix @ query.T).ravel().clip(-1.0, 1.0)
 
 
 def prediction_error(
@@ -310,7 +311,7 @@ def near_duplicate(
     if not candidates:
         return None
     mine = text_profile(text)
-    cosines = _cosines(embedding, [c.embedding for c in candidates])
+    cosines = _cosines(embedding, np.stack([np.asarray(c.embedding) for c in candidates]))
     best: DuplicateMatch | None = None
     for candidate, cosine in zip(candidates, cosines, strict=True):
         other = text_profile(candidate.text)

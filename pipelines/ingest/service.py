@@ -39,6 +39,7 @@ from pipelines.ingest.stages import (
 )
 from pipelines.ingest.text import content_hash, embedding_input
 from pipelines.models.late_interaction import TOKEN_FORMAT, pack
+from pipelines.overrides import merge_overrides
 
 Role = Literal["user", "assistant", "system", "tool", "note"]
 Decision = Literal["stored", "merged", "rejected", "unchanged"]
@@ -212,14 +213,11 @@ class Ingestor:
     # ------------------------------------------------------------------ preparation
 
     def _space_gate(self, space: str) -> GateConfig:
+        """The gate configuration with the space's ``settings.gate`` overrides (validated:
+        a bad one is a 422 naming its field)."""
         data = spaces.get(self.engine.store, space)  # 404 for an unknown space
-        overrides = (data.get("settings") or {}).get("gate") or {}
-        if not overrides:
-            return self.config.gate
-        try:
-            return self.config.gate.model_copy(update=overrides)
-        except Exception as exc:
-            raise InvalidInput(f"bad gate settings of space: {exc}", field="settings.gate") from exc
+        overrides = (data.get("settings") or {}).get("gate")
+        return merge_overrides(self.config.gate, overrides, "settings.gate")
 
     def _check_limit(self, n: int, fld: str) -> None:
         if n > self.config.max_turns_per_request:
@@ -342,14 +340,13 @@ class Ingestor:
             )
         recent_texts = [r["text"] for r in recent]
         recent_vecs = [np.asarray(r["embedding"]) for r in recent if r["embedding"] is not None]
-        accepted: list[_Item] = []
+        accepted: list[tuple[_Item, np.ndarray]] = []
         for i, it in enumerate(new):
-            context = recent_texts + [a.text for a in accepted[-GATE_CONTEXT_TURNS:]]
-            vecs = recent_vecs + [a.embedding for a in accepted[-GATE_CONTEXT_TURNS:]]
+            assert it.embedding is not None  # _compute embedded every new item
+            context = recent_texts + [a.text for a, _ in accepted[-GATE_CONTEXT_TURNS:]]
+            vecs = recent_vecs + [v for _, v in accepted[-GATE_CONTEXT_TURNS:]]
             # earlier items of the same request are duplicate candidates too
-            cands = by_item.get(i, []) + [
-                DuplicateCandidate(a.id, a.text, a.embedding) for a in accepted
-            ]
+            cands = by_item.get(i, []) + [DuplicateCandidate(a.id, a.text, v) for a, v in accepted]
             signals = compute_signals(
                 it.text,
                 it.embedding,
@@ -360,7 +357,7 @@ class Ingestor:
             )
             it.gate = decide(signals, cfg, force=options.force)
             if it.gate.decision == "stored":
-                accepted.append(it)
+                accepted.append((it, it.embedding))
 
     # ------------------------------------------------------------------ stages
 
@@ -443,41 +440,63 @@ class Ingestor:
         return not it.existing and it.gate is not None and it.gate.decision == "stored"
 
     def _write_items(self, tx: Tx, space: str, items: list[_Item]) -> dict[str, int]:
+        """Write the stored items with their entities, co-occurrences and facts, and note
+        the restatements the gate merged; returns what was written, by kind."""
         stored = [it for it in items if self._stored(it)]
-        rows = [
-            {
-                "id": it.id,
-                "text": it.text,
-                "role": it.role,
-                "speaker": it.speaker,
-                "kind": it.kind,
-                "tags": it.tags,
-                "event_time": it.event_time,
-                "content_hash": it.content_hash,
-                "session_id": it.session_id,
-                "turn_index": it.turn_index,
-                "stage_id": it.stage_id,
-                "heat": 1.0,
-                "importance": float(it.gate.signals.get("salience") or 0.5)
-                if it.gate and it.gate.signals
-                else 0.5,
-                "gate": json.dumps(it.gate.signals) if it.gate and it.gate.signals else None,
-                "metadata": json.dumps(it.metadata, sort_keys=True) if it.metadata else None,
-                "caption": f"{it.speaker or it.role}: {it.text[:60]}",
-                "embedding": it.embedding.tolist() if it.embedding is not None else None,
-                "tokens": it.tokens,
-                "token_format": TOKEN_FORMAT if it.tokens is not None else None,
-            }
-            for it in stored
-        ]
         counts = Counter[str]()
-        if rows:
+        if stored:
             counts["memories"] = tx.run(
                 "ingest/create_memories",
                 space=space,
                 space_tag=spaces.fulltext_tag(space),
-                rows=rows,
+                rows=[self._memory_row(it) for it in stored],
             )[0]["created"]
+        counts.update(self._write_entities(tx, space, stored))
+        fact_rows = [row for it in stored for row in self._fact_rows(it)]
+        if fact_rows:
+            counts["facts"] = tx.run("ingest/create_facts", space=space, facts=fact_rows)[0][
+                "facts"
+            ]
+        merges = [
+            {"target": it.gate.merge_target}
+            for it in items
+            if not it.existing and it.gate and it.gate.decision == "merged"
+        ]
+        if merges:
+            tx.run("ingest/note_restatements", space=space, merges=merges)
+            counts["merged"] = len(merges)
+        return dict(counts)
+
+    @staticmethod
+    def _memory_row(it: _Item) -> dict[str, Any]:
+        return {
+            "id": it.id,
+            "text": it.text,
+            "role": it.role,
+            "speaker": it.speaker,
+            "kind": it.kind,
+            "tags": it.tags,
+            "event_time": it.event_time,
+            "content_hash": it.content_hash,
+            "session_id": it.session_id,
+            "turn_index": it.turn_index,
+            "stage_id": it.stage_id,
+            "heat": 1.0,
+            "importance": float(it.gate.signals.get("salience") or 0.5)
+            if it.gate and it.gate.signals
+            else 0.5,
+            "gate": json.dumps(it.gate.signals) if it.gate and it.gate.signals else None,
+            "metadata": json.dumps(it.metadata, sort_keys=True) if it.metadata else None,
+            "caption": f"{it.speaker or it.role}: {it.text[:60]}",
+            "embedding": it.embedding.tolist() if it.embedding is not None else None,
+            "tokens": it.tokens,
+            "token_format": TOKEN_FORMAT if it.tokens is not None else None,
+        }
+
+    @staticmethod
+    def _write_entities(tx: Tx, space: str, stored: list[_Item]) -> dict[str, int]:
+        """The stored items' entities (merged by key), their mentions and co-occurrences."""
+        counts: dict[str, int] = {}
         entity_rows: dict[str, dict[str, Any]] = {}
         mention_rows = []
         for it in stored:
@@ -514,43 +533,31 @@ class Ingestor:
                 pairs=[{"a": a, "b": b, "w": w} for (a, b), w in pairs.items()],
             )
             counts["cooccurrences"] = len(pairs)
-        fact_rows = []
-        for it in stored:
-            facts = extract_facts(
-                it.text,
-                it.role,
-                it.speaker,
-                config=self.config.facts,
-                entities=[m.name for m in it.mentions],
-            )
-            it_facts = [
-                {
-                    "id": f"{it.id}#f{j}",
-                    "category": f.category,
-                    "text": f.text,
-                    "speaker": f.speaker,
-                    "role": f.role,
-                    "confidence": f.confidence,
-                    "rule": f.rule,
-                    "source_id": it.id,
-                }
-                for j, f in enumerate(facts)
-            ]
-            it.facts = len(it_facts)
-            fact_rows.extend(it_facts)
-        if fact_rows:
-            counts["facts"] = tx.run("ingest/create_facts", space=space, facts=fact_rows)[0][
-                "facts"
-            ]
-        merges = [
-            {"target": it.gate.merge_target}
-            for it in items
-            if not it.existing and it.gate and it.gate.decision == "merged"
+        return counts
+
+    def _fact_rows(self, it: _Item) -> list[dict[str, Any]]:
+        """The facts extracted from one stored item (its ``facts`` count set)."""
+        facts = extract_facts(
+            it.text,
+            it.role,
+            it.speaker,
+            config=self.config.facts,
+            entities=[m.name for m in it.mentions],
+        )
+        it.facts = len(facts)
+        return [
+            {
+                "id": f"{it.id}#f{j}",
+                "category": f.category,
+                "text": f.text,
+                "speaker": f.speaker,
+                "role": f.role,
+                "confidence": f.confidence,
+                "rule": f.rule,
+                "source_id": it.id,
+            }
+            for j, f in enumerate(facts)
         ]
-        if merges:
-            tx.run("ingest/note_restatements", space=space, merges=merges)
-            counts["merged"] = len(merges)
-        return dict(counts)
 
     @staticmethod
     def _result(items: list[_Item], counts: dict[str, int], session_id: str | None) -> IngestResult:

@@ -114,7 +114,10 @@ class StageDetector(Protocol):
     same order. It must be pure and deterministic.
     """
 
-    kind: str
+    @property
+    def kind(self) -> str:
+        """The detector's kind, stored on the stages it makes (read-only)."""
+        ...
 
     def assign(
         self, sessions: Sequence[SessionSpan], last_stage: StageState | None

@@ -74,7 +74,10 @@ class SentenceTransformerEmbedder:
         getdim = getattr(self._model, "get_embedding_dimension", None) or (
             self._model.get_sentence_embedding_dimension
         )
-        self.dimensions = int(getdim())
+        dimensions = getdim()
+        if dimensions is None:
+            raise ValueError(f"the embedding model at {self.path} does not state its dimension")
+        self.dimensions = int(dimensions)
         # Batches up to this size skip SentenceTransformer.encode (see _forward).
         self.direct_max = 8
         self._preprocess = getattr(self._model, "preprocess", None) or self._model.tokenize

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pipelines.consolidate.runner import acquire_lease
+from pipelines.consolidate.lease import acquire_lease
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, ingest
 
 
@@ -46,7 +46,7 @@ def test_job_errors(client, engine, bio):
     r = client.post(f"/v1/spaces/{bio}/jobs/decay", json={"dry_run": True, "x": 1})
     assert r.status_code == 422 and r.json()["error"]["field"] == "x"
     assert client.post("/v1/spaces/nope-nope/jobs/decay", json={}).status_code == 404
-    held = acquire_lease(engine, bio, "merge", "another-replica", ttl_seconds=60)
+    held = acquire_lease(engine.store, bio, "merge", "another-replica", ttl_seconds=60)
     try:
         r = client.post(f"/v1/spaces/{bio}/jobs/merge", json={})
         assert r.status_code == 409 and r.json()["error"]["code"] == "busy"

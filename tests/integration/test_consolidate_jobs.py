@@ -10,9 +10,11 @@ import pytest
 
 from pipelines import spaces
 from pipelines.consolidate.config import JOB_NAMES
-from pipelines.consolidate.runner import acquire_lease, list_runs, run_full_pass, run_job
+from pipelines.consolidate.lease import acquire_lease
+from pipelines.consolidate.runner import list_runs, run_full_pass, run_job
 from pipelines.errors import Busy, NotFound
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
+from tests.cypher import statements
 
 T0 = datetime(2024, 1, 1, 9, tzinfo=UTC)
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -96,7 +98,7 @@ def topic_sessions(rounds=2, start_day=0):
 def snapshot(engine, space, audit=True, space_node=True):
     """Every node of the space keyed by (label, id), with properties and outgoing edges."""
     state = {}
-    for r in engine.store.read("consolidate/testing_space_state", space=space):
+    for r in statements(engine.store).read("consolidate/space_state", space=space):
         labels = tuple(sorted(r["labels"]))
         if not audit and "Merge" in labels:
             continue
@@ -144,24 +146,24 @@ def test_dry_run_changes_nothing(engine, topics, job):
     ingest(engine, topics, BIOGRAPHY)
     before = snapshot(engine, topics)
     run = run_job(engine, topics, job, dry_run=True, now=NOW)
-    assert run["status"] == "ok" and run["dry_run"] is True, run
-    assert run["counts"], run  # it reported what it would do
+    assert run.status == "ok" and run.dry_run is True, run
+    assert run.counts, run  # it reported what it would do
     assert diff(before, snapshot(engine, topics)) == []
 
 
 def test_full_pass_is_idempotent_and_reports_timings(engine, topics):
     ingest(engine, topics, BIOGRAPHY)
     first = run_full_pass(engine, topics, now=NOW)
-    assert set(first["jobs"]) == set(JOB_NAMES)
-    assert all(j["status"] == "ok" for j in first["jobs"].values()), first
-    assert all(j["seconds"] >= 0 for j in first["jobs"].values())
-    assert first["jobs"]["merge"]["counts"]["merged"] == 1
-    assert first["jobs"]["supersede"]["counts"]["superseded_memory"] == 2
-    assert first["jobs"]["communities"]["counts"]["stages"] >= 3
+    assert set(first.jobs) == set(JOB_NAMES)
+    assert all(j.status == "ok" for j in first.jobs.values()), first
+    assert all(j.seconds >= 0 for j in first.jobs.values())
+    assert first.jobs["merge"].counts["merged"] == 1
+    assert first.jobs["supersede"].counts["superseded_memory"] == 2
+    assert first.jobs["communities"].counts["stages"] >= 3
     state = snapshot(engine, topics, space_node=False)
     second = run_full_pass(engine, topics, now=NOW)
-    assert all(j["status"] == "ok" for j in second["jobs"].values()), second
-    counts = {job: j["counts"] for job, j in second["jobs"].items()}
+    assert all(j.status == "ok" for j in second.jobs.values()), second
+    counts = {job: j.counts for job, j in second.jobs.items()}
     assert counts["merge"].get("merged", 0) == 0
     assert counts["supersede"].get("superseded_memory", 0) == 0
     assert counts["communities"]["units_moved"] == 0
@@ -173,10 +175,10 @@ def test_full_pass_is_idempotent_and_reports_timings(engine, topics):
 
 def test_runs_are_recorded(engine, bio):
     run = run_job(engine, bio, "decay", now=NOW)
-    assert run["status"] == "ok" and run["counts"]["updated"] == 8
-    assert run["started_at"] and run["ended_at"] and run["duration_ms"] >= 0
+    assert run.status == "ok" and run.counts["updated"] == 8
+    assert run.started_at and run.ended_at and run.duration_ms >= 0
     runs = list_runs(engine, bio)
-    assert runs[0]["id"] == run["id"] and runs[0]["job"] == "decay"
+    assert runs[0].id == run.id and runs[0].job == "decay"
     assert list_runs(engine, bio, "merge") == []
     with pytest.raises(NotFound):
         run_job(engine, bio, "nope")
@@ -204,9 +206,9 @@ def test_decay_sets_stage_parameters_not_the_lazy_base(engine, bio):
 
 def test_merge_collapses_the_near_duplicate(engine, bio):
     run = run_job(engine, bio, "merge", now=NOW)
-    assert run["counts"]["merged"] == 1, run
+    assert run.counts["merged"] == 1, run
     assert status_of(engine, bio, ["s1#3", "s2#2"]) == {"s1#3": "active", "s2#2": "merged"}
-    merge = run["sample"][0]
+    merge = run.sample[0]
     assert merge["canonical"] == "s1#3" and merge["duplicates"] == ["s2#2"]
     # incremental: nothing new since the watermark, nothing compared
     from pipelines.consolidate.config import ConsolidationConfig, MergeConfig
@@ -214,12 +216,12 @@ def test_merge_collapses_the_near_duplicate(engine, bio):
     no_margin = ConsolidationConfig(merge=MergeConfig(recheck_margin_seconds=0))
     run_job(engine, bio, "merge", now=NOW, config=no_margin)
     again = run_job(engine, bio, "merge", now=NOW, config=no_margin)
-    assert again["counts"]["checked"] == 0 and again["counts"].get("merged", 0) == 0
+    assert again.counts["checked"] == 0 and again.counts.get("merged", 0) == 0
 
 
 def test_supersede_keeps_the_latest_truth_and_the_chain(engine, bio):
     run = run_job(engine, bio, "supersede", now=NOW)
-    assert run["counts"]["superseded_memory"] == 2 and run["counts"]["superseded_fact"] == 1
+    assert run.counts["superseded_memory"] == 2 and run.counts["superseded_fact"] == 1
     st = status_of(engine, bio, ["s1#0", "s1#2", "s2#0", "s2#1", "s3#0"])
     # s1#0 also says "I love the Louvre": only its residence fact is retired
     assert st == {
@@ -232,9 +234,9 @@ def test_supersede_keeps_the_latest_truth_and_the_chain(engine, bio):
     from pipelines.consolidate.supersede import memory_timeline
 
     chain = memory_timeline(engine, bio, "s3#0")
-    assert [c["id"] for c in chain] == ["s2#0", "s3#0"]
-    assert chain[1]["supersedes"][0]["older"] == "s2#0"
-    assert chain[1]["supersedes"][0]["reason"] == "i:residence: Berlin -> Tokyo"
+    assert [c.id for c in chain] == ["s2#0", "s3#0"]
+    assert chain[1].supersedes[0].older == "s2#0"
+    assert chain[1].supersedes[0].reason == "i:residence: Berlin -> Tokyo"
     facts = {
         f["id"]: f
         for f in engine.store.read("consolidate/supersede_facts", space=bio, ids=["s1#0"])
@@ -274,8 +276,8 @@ def test_knowledge_update_latest_value_wins(engine, space):
     from pipelines.consolidate.supersede import memory_timeline
 
     chain = memory_timeline(engine, space, "c0")
-    assert [c["id"] for c in chain] == ["c0", "c1", "c2"]
-    assert [e["older"] for c in chain for e in c["supersedes"]] == ["c0", "c1"]
+    assert [c.id for c in chain] == ["c0", "c1", "c2"]
+    assert [e.older for c in chain for e in c.supersedes] == ["c0", "c1"]
     res = recall.Recaller(engine).recall(space, question)
     assert res.results and res.results[0].id == "c2"
     assert {h.id for h in res.results} == {"c2"}
@@ -283,7 +285,7 @@ def test_knowledge_update_latest_value_wins(engine, space):
 
 def test_communities_form_topical_stages_with_stable_ids(engine, topics):
     run = run_job(engine, topics, "communities", now=NOW)
-    assert run["counts"]["stages"] == 3 and run["counts"]["units_moved"] == 6, run
+    assert run.counts["stages"] == 3 and run.counts["units_moved"] == 6, run
     sessions = {
         r["id"]: r["stage"]
         for r in engine.store.read("consolidate/community_sessions", space=topics)
@@ -296,11 +298,11 @@ def test_communities_form_topical_stages_with_stable_ids(engine, topics):
     assert {s["kind"] for s in stages} == {"community"}  # emptied gap stages are gone
     # rerun: nothing moves, same ids
     again = run_job(engine, topics, "communities", now=NOW)
-    assert again["counts"]["units_moved"] == 0 and again["counts"]["stages_reused"] == 3
+    assert again.counts["units_moved"] == 0 and again.counts["stages_reused"] == 3
     # a little more of one topic: ids stay, the new session joins its topic
     ingest(engine, topics, topic_sessions(rounds=1, start_day=40)[:1])
     grown = run_job(engine, topics, "communities", now=NOW)
-    assert grown["counts"]["stages_reused"] == 3 and grown["counts"]["stages_new"] == 0
+    assert grown.counts["stages_reused"] == 3 and grown.counts["stages_new"] == 0
     after = {
         r["id"]: r["stage"]
         for r in engine.store.read("consolidate/community_sessions", space=topics)
@@ -319,7 +321,7 @@ def test_communities_leave_explicitly_labelled_spaces_alone(engine, space):
     )
     before = snapshot(engine, space)
     run = run_job(engine, space, "communities", now=NOW)
-    assert run["counts"] == {"skipped_explicit_labels": 1}
+    assert run.counts == {"skipped_explicit_labels": 1}
     assert diff(before, snapshot(engine, space)) == []
 
 
@@ -327,22 +329,22 @@ def test_schemas_are_built_cached_and_refreshed(engine, topics):
     from pipelines.consolidate.schemas import ensure_schema
 
     run = run_job(engine, topics, "schemas", now=NOW)
-    assert run["counts"]["refreshed"] == 6  # one per gap stage
+    assert run.counts["refreshed"] == 6  # one per gap stage
     stage = {
         r["id"]: r["stage"]
         for r in engine.store.read("consolidate/community_sessions", space=topics)
     }["travel-0"]
     cached = ensure_schema(engine, topics, stage)
-    assert cached["rebuilt"] is False and cached["memory_count"] == 4
-    assert "Barcelona" in cached["entities"] and cached["summary"]
-    assert len(cached["embedding"]) == engine.embedder.dimensions
+    assert cached.rebuilt is False and cached.memory_count == 4
+    assert "Barcelona" in cached.entities and cached.summary
+    assert len(cached.embedding) == engine.embedder.dimensions
     # the stage changes (a memory is superseded): the schema is stale and rebuilt on demand
-    engine.store.write(
-        "recall/testing_set_status", space=topics, id="travel-0#0", status="superseded"
+    statements(engine.store).write(
+        "recall/set_status", space=topics, id="travel-0#0", status="superseded"
     )
     rebuilt = ensure_schema(engine, topics, stage)
-    assert rebuilt["rebuilt"] is True and rebuilt["memory_count"] == 3
-    assert run_job(engine, topics, "schemas", now=NOW)["counts"]["refreshed"] == 0
+    assert rebuilt.rebuilt is True and rebuilt.memory_count == 3
+    assert run_job(engine, topics, "schemas", now=NOW).counts["refreshed"] == 0
     with pytest.raises(NotFound):
         ensure_schema(engine, topics, "gap:nope")
 
@@ -350,6 +352,7 @@ def test_schemas_are_built_cached_and_refreshed(engine, topics):
 def test_several_schemas_in_one_batch(engine, topics):
     """``ensure_schemas`` (the assembler's Phase 3) answers for several stages at once, as
     ``ensure_schema`` does for each; only the stale ones are rebuilt; unknown ids are absent."""
+    from pipelines.consolidate.records import StageSchema
     from pipelines.consolidate.schemas import ensure_schema, ensure_schemas
 
     run_job(engine, topics, "schemas", now=NOW)
@@ -357,8 +360,8 @@ def test_several_schemas_in_one_batch(engine, topics):
         {r["stage"] for r in engine.store.read("consolidate/community_sessions", space=topics)}
     )
     assert len(stages) >= 3
-    engine.store.write(  # one stage goes stale
-        "recall/testing_set_status", space=topics, id="travel-1#0", status="superseded"
+    statements(engine.store).write(  # one stage goes stale
+        "recall/set_status", space=topics, id="travel-1#0", status="superseded"
     )
     stale = {
         r["id"]: r["stage"]
@@ -369,10 +372,10 @@ def test_several_schemas_in_one_batch(engine, topics):
     assert {sid for sid, sc in got.items() if sc["rebuilt"]} == {stale}
     for sid in stages:
         one = ensure_schema(engine, topics, sid)
-        assert one["rebuilt"] is False
-        assert {k: v for k, v in one.items() if k != "rebuilt"} == {
-            k: v for k, v in got[sid].items() if k != "rebuilt"
-        }
+        assert one.rebuilt is False
+        assert one.model_dump(exclude={"rebuilt"}) == StageSchema.model_validate(
+            got[sid]
+        ).model_dump(exclude={"rebuilt"})
     assert ensure_schemas(engine, topics, []) == {}
 
 
@@ -384,31 +387,33 @@ def test_upkeep_recounts_weights_and_projects_the_entity_graph(engine, topics):
     assert ensure_entity_projection(engine, topics) == name  # fresh: reused
     # retire every memory of one session: its co-occurrences lose support
     for i in range(4):
-        engine.store.write(
-            "recall/testing_set_status", space=topics, id=f"travel-0#{i}", status="archived"
+        statements(engine.store).write(
+            "recall/set_status", space=topics, id=f"travel-0#{i}", status="archived"
         )
     run = run_job(engine, topics, "upkeep", now=NOW)
-    assert run["counts"]["weights_set"] + run["counts"]["edges_deleted"] > 0
+    assert run.counts["weights_set"] + run.counts["edges_deleted"] > 0
     new_name = ensure_entity_projection(engine, topics)
     assert new_name != name  # weights changed: a new projection
     rows = engine.store.read("consolidate/graph_exists", graph=new_name)
     assert rows[0]["exists"] is True
     again = run_job(engine, topics, "upkeep", now=NOW)
-    assert again["counts"]["weights_set"] == 0 and again["counts"]["edges_deleted"] == 0
+    assert again.counts["weights_set"] == 0 and again.counts["edges_deleted"] == 0
     assert ensure_entity_projection(engine, topics) == new_name
 
 
 def test_retention_archives_old_turns_and_keeps_facts(engine, client, bio):
-    assert run_job(engine, bio, "retention", now=NOW)["counts"] == {"no_policy": 1}
+    assert run_job(engine, bio, "retention", now=NOW).counts == {"no_policy": 1}
     client.delete(f"/v1/spaces/{bio}")  # recreate with a policy
-    spaces.create(engine.store, bio, settings={"retention": {"archive_after_days": 130}})
+    spaces.create(
+        engine.store, spaces.NewSpace(id=bio, settings={"retention": {"archive_after_days": 130}})
+    )
     ingest(engine, bio, BIOGRAPHY)
     facts_before = engine.store.read("consolidate/supersede_facts", space=bio, ids=["s1#0", "s1#2"])
     dry = run_job(engine, bio, "retention", now=NOW)  # dry run by default
-    assert dry["dry_run"] is True and dry["counts"]["to_archive"] == 4  # s1 is > 120 days old
+    assert dry.dry_run is True and dry.counts["to_archive"] == 4  # s1 is > 120 days old
     assert status_of(engine, bio, ["s1#0"]) == {"s1#0": "active"}
     real = run_job(engine, bio, "retention", dry_run=False, now=NOW)
-    assert real["counts"]["archived"] == 4
+    assert real.counts["archived"] == 4
     assert status_of(engine, bio, ["s1#0", "s2#0"]) == {"s1#0": "archived", "s2#0": "active"}
     facts_after = engine.store.read("consolidate/supersede_facts", space=bio, ids=["s1#0", "s1#2"])
     assert facts_after == facts_before  # facts stay active
@@ -419,24 +424,24 @@ def test_retention_deletes_archived_turns_and_their_text_from_session_documents(
 ):
     client.delete(f"/v1/spaces/{bio}")  # recreate with a policy that also deletes
     policy = {"archive_after_days": 130, "delete_archived_after_days": 5}
-    spaces.create(engine.store, bio, settings={"retention": policy})
+    spaces.create(engine.store, spaces.NewSpace(id=bio, settings={"retention": policy}))
     ingest(engine, bio, BIOGRAPHY)
     before = {
         r["id"]: r["texts"]
-        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+        for r in statements(engine.store).read("ingest/read_session_documents", space=bio)
     }
     assert len(before["s1"]) == 4
     run_job(engine, bio, "retention", dry_run=False, now=NOW)  # archives s1
     archived = {
         r["id"]: r["texts"]
-        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+        for r in statements(engine.store).read("ingest/read_session_documents", space=bio)
     }
     assert archived == before  # archived memories still exist: their texts stay
     later = run_job(engine, bio, "retention", dry_run=False, now=NOW + timedelta(days=10))
-    assert later["counts"]["deleted"] == 4
+    assert later.counts["deleted"] == 4
     after = {
         r["id"]: r["texts"]
-        for r in engine.store.read("ingest/testing_session_documents", space=bio)
+        for r in statements(engine.store).read("ingest/read_session_documents", space=bio)
     }
     assert after == {**before, "s1": []}  # the deleted texts left s1's document; s2 untouched
 
@@ -445,21 +450,21 @@ def test_retention_deletes_archived_turns_and_their_text_from_session_documents(
 
 
 def test_lease_is_exclusive_until_it_expires(engine, bio):
-    held = acquire_lease(engine, bio, "merge", "runner-a", ttl_seconds=2)
+    held = acquire_lease(engine.store, bio, "merge", "runner-a", ttl_seconds=2)
     assert held is not None
-    assert acquire_lease(engine, bio, "merge", "runner-b", ttl_seconds=2) is None
+    assert acquire_lease(engine.store, bio, "merge", "runner-b", ttl_seconds=2) is None
     with pytest.raises(Busy):
         run_job(engine, bio, "merge")
-    assert acquire_lease(engine, bio, "decay", "runner-b") is not None  # other job: free
+    assert acquire_lease(engine.store, bio, "decay", "runner-b") is not None  # other job: free
     time.sleep(2.5)
-    taken = acquire_lease(engine, bio, "merge", "runner-b", ttl_seconds=60)
+    taken = acquire_lease(engine.store, bio, "merge", "runner-b", ttl_seconds=60)
     assert taken is not None and taken.holder == "runner-b"
     taken.release()
-    assert acquire_lease(engine, bio, "merge", "runner-c") is not None
+    assert acquire_lease(engine.store, bio, "merge", "runner-c") is not None
 
 
 def test_a_crashed_runners_run_is_marked_interrupted(engine, bio):
-    acquire_lease(engine, bio, "decay", "dead-runner", ttl_seconds=1)
+    acquire_lease(engine.store, bio, "decay", "dead-runner", ttl_seconds=1)
     engine.store.write(
         "consolidate/jobrun_start",
         id=f"dead-{bio}",
@@ -473,8 +478,8 @@ def test_a_crashed_runners_run_is_marked_interrupted(engine, bio):
     with pytest.raises(Busy):
         run_job(engine, bio, "decay")
     time.sleep(1.5)
-    assert run_job(engine, bio, "decay", now=NOW)["status"] == "ok"
-    runs = {r["id"]: r["status"] for r in list_runs(engine, bio, "decay")}
+    assert run_job(engine, bio, "decay", now=NOW).status == "ok"
+    runs = {r.id: r.status for r in list_runs(engine, bio, "decay")}
     assert runs[f"dead-{bio}"] == "interrupted"
 
 
@@ -503,16 +508,16 @@ def test_crash_then_rerun_completes_the_work(engine, topics, job, point):
     ingest(engine, topics, BIOGRAPHY)
     # reference: the same data in a second space, run without a crash
     ref = topics + "-ref"
-    spaces.create(engine.store, ref)
+    spaces.create(engine.store, spaces.NewSpace(id=ref))
     try:
         ingest(engine, ref, topic_sessions())
         ingest(engine, ref, BIOGRAPHY)
         run_job(engine, ref, job, now=NOW)
         crashed = run_job(engine, topics, job, now=NOW, failure_hook=crash_at(point))
-        assert crashed["status"] == "failed" and "simulated crash" in crashed["errors"][0]
+        assert crashed.status == "failed" and "simulated crash" in crashed.errors[0]
         # the lease was released, the next run completes
         done = run_job(engine, topics, job, now=NOW)
-        assert done["status"] == "ok", done
+        assert done.status == "ok", done
 
         def shape(space):
             statuses = {
@@ -538,14 +543,14 @@ def test_crash_then_rerun_completes_the_work(engine, topics, job, point):
 
 def test_jobs_never_touch_other_spaces(engine, topics, client):
     other = topics + "-other"
-    spaces.create(engine.store, other)
+    spaces.create(engine.store, spaces.NewSpace(id=other))
     try:
         ingest(engine, other, topic_sessions())
         ingest(engine, other, BIOGRAPHY)
         ingest(engine, topics, BIOGRAPHY)
         before = snapshot(engine, other)
         report = run_full_pass(engine, topics, now=NOW)
-        assert report["jobs"]["merge"]["counts"]["merged"] == 1
+        assert report.jobs["merge"].counts["merged"] == 1
         run_job(engine, topics, "retention", dry_run=False, now=NOW)
         assert diff(before, snapshot(engine, other)) == []
         assert list_runs(engine, other) == []
@@ -580,7 +585,7 @@ def test_decay_stages_follow_replays_and_schema_congruence(engine, topics):
         now=datetime.now(UTC),
     )
     # travel-0#1 mentions a key entity of its stage's schema; make travel-0#0 mention none
-    engine.store.write("consolidate/testing_drop_mentions", space=topics, id="travel-0#0")
+    statements(engine.store).write("consolidate/drop_mentions", space=topics, id="travel-0#0")
     run_job(engine, topics, "decay", now=later)
     state = snapshot(engine, topics)
     stage = {k[1]: v[0]["consolidation_stage"] for k, v in state.items() if "Memory" in k[0]}

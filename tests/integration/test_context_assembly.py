@@ -482,7 +482,7 @@ def test_gds_ppr_matches_the_reference_and_a_hand_computed_example(engine):
     from pipelines.assemble.service import Assembler
 
     space = f"ppr-{uuid.uuid4().hex[:10]}"
-    spaces.create(engine.store, space)
+    spaces.create(engine.store, spaces.NewSpace(id=space))
     nodes = ["a", "b", "c", "d", "e", "f"]
     edges = [("a", "b", 2.0), ("b", "c", 1.0), ("a", "c", 1.0), ("c", "d", 3.0), ("d", "e", 1.0)]
     edges += [("e", "f", 2.0), ("b", "f", 1.0)]
@@ -531,7 +531,7 @@ def test_a_projection_dropped_behind_the_cache_is_projected_again(engine):
     from pipelines.consolidate.upkeep import ensure_entity_projection
 
     space = f"ppr-{uuid.uuid4().hex[:10]}"
-    spaces.create(engine.store, space)
+    spaces.create(engine.store, spaces.NewSpace(id=space))
     try:
         _entity_graph(engine, space, ["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0)])
         assembler = Assembler(engine)

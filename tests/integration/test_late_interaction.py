@@ -13,11 +13,12 @@ import pytest
 from pipelines.consolidate.runner import run_job
 from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, maxsim, unpack
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from tests.cypher import statements
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
 
 
 def stored(engine, space) -> dict[str, tuple[str | None, bytes | None]]:
-    rows = engine.store.read("consolidate/testing_token_vectors", space=space)
+    rows = statements(engine.store).read("consolidate/token_vectors", space=space)
     return {r["id"]: (r["token_format"], r["tokens"]) for r in rows}
 
 
@@ -133,7 +134,7 @@ def test_session_late_interaction_reads_its_own_space_only(client, engine, space
 
 def test_recall_without_stored_token_vectors_skips_the_step(client, engine, space):
     ingest(engine, space, BIOGRAPHY)
-    engine.store.write("consolidate/testing_drop_token_vectors", space=space)
+    statements(engine.store).write("consolidate/drop_token_vectors", space=space)
     r = client.post(
         f"/v1/spaces/{space}/recall",
         json={"query": "Where did Ann move for her job?", "explain": True, "touch": False},
@@ -150,15 +151,15 @@ def test_job_fills_missing_token_vectors_in_its_space_only_and_is_idempotent(
     ingest(engine, other_space, BIOGRAPHY)
     before = stored(engine, space)
     for s in (space, other_space):
-        engine.store.write("consolidate/testing_drop_token_vectors", space=s)
+        statements(engine.store).write("consolidate/drop_token_vectors", space=s)
 
     dry = run_job(engine, space, "token_vectors", dry_run=True, now=NOW)
-    assert dry["status"] == "ok" and dry["counts"] == {"pending": 8}, dry
+    assert dry.status == "ok" and dry.counts == {"pending": 8}, dry
     assert all(fmt is None for fmt, _ in stored(engine, space).values())
 
     run = run_job(engine, space, "token_vectors", now=NOW)
-    assert run["status"] == "ok", run
-    assert run["counts"]["filled"] == 8 and run["counts"]["pending"] == 8
+    assert run.status == "ok", run
+    assert run.counts["filled"] == 8 and run.counts["pending"] == 8
     after = stored(engine, space)
     for mid, (fmt, blob) in after.items():
         assert fmt == TOKEN_FORMAT
@@ -168,7 +169,7 @@ def test_job_fills_missing_token_vectors_in_its_space_only_and_is_idempotent(
     assert all(fmt is None and blob is None for fmt, blob in stored(engine, other_space).values())
 
     again = run_job(engine, space, "token_vectors", now=NOW)
-    assert again["counts"] == {"pending": 0}, again
+    assert again.counts == {"pending": 0}, again
     assert stored(engine, space) == after
 
 

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 import cypher
-import graph_schema
+from pipelines import schema_data
 from pipelines import spaces as space_ops
 from pipelines.errors import InvalidInput, NotFound
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.presets import PRESETS
 from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+from tests.cypher import statements
 
 S1_START = datetime(2023, 3, 10, 9, 0, tzinfo=UTC)
 S2_START = datetime(2023, 6, 20, 18, 30, tzinfo=UTC)
@@ -202,27 +203,27 @@ def test_filters_combine_and_can_exclude_everything(client, conv):
 
 def test_include_superseded(client, conv, engine):
     a = conv["a"]
-    engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="superseded")
+    statements(engine.store).write("recall/set_status", space=a, id="a-s1#3", status="superseded")
     try:
         assert "a-s1#3" not in ids(recall(client, a, "cello lessons", k=20))
         body = recall(client, a, "cello lessons", include_superseded=True)
         assert ids(body)[0] == "a-s1#3"
-        engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="merged")
+        statements(engine.store).write("recall/set_status", space=a, id="a-s1#3", status="merged")
         assert "a-s1#3" not in ids(recall(client, a, "cello lessons", include_superseded=True))
     finally:
-        engine.store.write("recall/testing_set_status", space=a, id="a-s1#3", status="active")
+        statements(engine.store).write("recall/set_status", space=a, id="a-s1#3", status="active")
 
 
 # ----------------------------------------------------------------------------- heat
 
 
 def _state(engine, space, mid):
-    return engine.store.read("recall/testing_memory_state", space=space, ids=[mid])[0]
+    return statements(engine.store).read("recall/memory_state", space=space, ids=[mid])[0]
 
 
 def test_touch_false_has_no_side_effects_and_touch_true_counts_an_access(client, conv, engine):
     a, mid = conv["a"], "a-s1#4"
-    engine.store.write("recall/testing_set_heat", space=a, id=mid, heat=0.5)
+    statements(engine.store).write("recall/set_heat", space=a, id=mid, heat=0.5)
     before = _state(engine, a, mid)
     body = recall(client, a, "marine biologist sister octopus", k=1)
     assert ids(body) == [mid]
@@ -405,7 +406,7 @@ def test_a_big_space_cannot_starve_a_small_one_in_fulltext(engine, conv):
     so another space with many more matches cannot crowd this one out of the top-N (here
     the over-fetch cap is far below the big space's matches)."""
     big = f"big-{uuid.uuid4().hex[:8]}"
-    space_ops.create(engine.store, big)
+    space_ops.create(engine.store, space_ops.NewSpace(id=big))
     try:
         Ingestor(engine).add_memories(
             big,
@@ -423,19 +424,21 @@ def test_a_big_space_cannot_starve_a_small_one_in_fulltext(engine, conv):
         assert 0 < len(resp.results) <= 10
         assert all(r.content.startswith("Cello practice") for r in resp.results)
         # Without the restriction, the global top 10 holds only the big space's memories.
-        top = engine.store.read("recall/testing_fulltext_global", lucene="text:(cello)", limit=10)
+        top = statements(engine.store).read(
+            "recall/fulltext_global", lucene="text:(cello)", limit=10
+        )
         assert {r["space"] for r in top} == {big}
     finally:
         space_ops.delete(engine.store, big)
 
 
 def test_memories_carry_their_fulltext_space_tag_and_the_data_step_restores_it(engine, conv):
-    rows = engine.store.write("schema/testing_clear_space_tags", space=conv["b"])
+    rows = statements(engine.store).write("schema/clear_space_tags", space=conv["b"])
     assert rows[0]["cleared"] == len(S1) + len(S2)
-    graph_schema.DATA_STEPS["0004_memory_text_space"](engine.store)
-    tags = engine.store.read("schema/testing_space_tags", space=conv["b"])
+    schema_data.tag_memories(engine.store)
+    tags = statements(engine.store).read("schema/space_tags", space=conv["b"])
     assert tags == [{"tag": space_ops.fulltext_tag(conv["b"]), "n": len(S1) + len(S2)}]
-    tags = engine.store.read("schema/testing_space_tags", space=conv["a"])
+    tags = statements(engine.store).read("schema/space_tags", space=conv["a"])
     assert tags == [{"tag": space_ops.fulltext_tag(conv["a"]), "n": len(S1) + len(S2) + len(NOTES)}]
 
 

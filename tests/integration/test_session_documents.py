@@ -10,11 +10,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-import graph_schema
+from pipelines import schema_data
 from pipelines import spaces as space_ops
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+from tests.cypher import statements
 
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
 
@@ -45,7 +46,7 @@ def _session(sid: str, rows, day: int) -> SessionIn:
 
 
 def _documents(engine, space: str) -> dict[str, dict]:
-    rows = engine.store.read("ingest/testing_session_documents", space=space)
+    rows = statements(engine.store).read("ingest/read_session_documents", space=space)
     return {r["id"]: {"texts": sorted(r["texts"] or []), "tag": r["space_tag"]} for r in rows}
 
 
@@ -106,10 +107,10 @@ def test_deleting_a_memory_removes_its_text_from_its_sessions_document(engine, c
 
 def test_the_migration_data_step_rebuilds_missing_documents(engine, garden):
     before = _documents(engine, garden)
-    rows = engine.store.write("schema/testing_clear_session_documents", space=garden)
+    rows = statements(engine.store).write("schema/clear_session_documents", space=garden)
     assert rows[0]["cleared"] == 2
     assert all(d["texts"] == [] and d["tag"] is None for d in _documents(engine, garden).values())
-    graph_schema.DATA_STEPS["0005_session_text"](engine.store)
+    schema_data.build_session_documents(engine.store)
     assert _documents(engine, garden) == before
 
 

@@ -28,9 +28,14 @@ def test_space_overrides():
 @pytest.mark.parametrize(
     ("settings", "field"),
     [
-        ({"consolidation": {"merge": {"similarity": 2}}}, "settings.consolidation"),
+        (
+            {"consolidation": {"merge": {"similarity": 2}}},
+            "settings.consolidation.merge.similarity",
+        ),
         ({"consolidation": {"nope": {}}}, "settings.consolidation"),
-        ({"retention": {"archive_after_days": -1}}, "settings.retention"),
+        ({"consolidation": "fast"}, "settings.consolidation"),
+        ({"retention": {"archive_after_days": -1}}, "settings.retention.archive_after_days"),
+        ({"retention": {"apply": "yes"}}, "settings.retention.apply"),
     ],
 )
 def test_bad_overrides_name_the_setting(settings, field):
