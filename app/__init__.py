@@ -1,1 +1,2 @@
-"""Mnemograph HTTP service (FastAPI): routers, request/response models, settings, wiring."""
+"""Mnemograph HTTP service (FastAPI): routers, request/response models, settings, and the
+composition root (services)."""
