@@ -7,7 +7,6 @@ adds transactions, routing and a clear error when the database cannot be reached
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,11 +112,17 @@ class Tx:
 class GraphStore:
     """Thin wrapper around the official driver."""
 
-    def __init__(self, config: GraphConfig, statements: Statements = cypher.load) -> None:
+    def __init__(
+        self,
+        config: GraphConfig,
+        statements: Statements = cypher.load,
+        driver: neo4j.Driver | None = None,
+    ) -> None:
+        """A store on its own driver, or on ``driver`` (shared: the store does not own it)."""
         self.config = config
         self._statements = statements
         auth = (config.user, config.password or "") if config.user else None
-        self.driver = GraphDatabase.driver(
+        self.driver = driver or GraphDatabase.driver(
             config.uri,
             auth=auth,
             max_connection_pool_size=config.max_connection_pool_size,
@@ -130,11 +135,9 @@ class GraphStore:
         self.driver.close()
 
     def using(self, statements: Statements) -> GraphStore:
-        """A view of this store (same driver, not closed separately) that reads statement
-        texts from ``statements``: how tests and benchmarks run their own named statements."""
-        view = copy.copy(self)
-        view._statements = statements
-        return view
+        """A store on this one's driver (not closed separately) that reads statement texts
+        from ``statements``: how tests and benchmarks run their own named statements."""
+        return GraphStore(self.config, statements, self.driver)
 
     def write_autocommit(self, statement: str, /, **params: Any) -> None:
         """Run one named write statement as an auto-commit transaction: the only kind that
