@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipelines.errors import DomainError
@@ -29,15 +30,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
-        field = _field_of(tuple(first.get("loc", ())))
-        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
-        body = error_body("invalid_input", message, field)
-        body["error"]["details"] = [
-            {"field": _field_of(tuple(e.get("loc", ()))), "message": e.get("msg")} for e in errors
-        ]
-        return JSONResponse(body, status_code=422)
+        return _invalid(list(exc.errors()))
+
+    @app.exception_handler(ValidationError)
+    async def _model(_: Request, exc: ValidationError) -> JSONResponse:
+        """A domain model built inside a route (a recall request made from another body)."""
+        return _invalid([dict(e) for e in exc.errors()])
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -51,3 +49,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(GraphUnavailable)
     async def _graph(_: Request, exc: GraphUnavailable) -> JSONResponse:
         return JSONResponse(error_body("graph_unavailable", str(exc)), status_code=503)
+
+
+def _invalid(errors: list[dict[str, Any]]) -> JSONResponse:
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    field = _field_of(tuple(first.get("loc", ())))
+    message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+    body = error_body("invalid_input", message, field)
+    body["error"]["details"] = [
+        {"field": _field_of(tuple(e.get("loc", ()))), "message": e.get("msg")} for e in errors
+    ]
+    return JSONResponse(body, status_code=422)

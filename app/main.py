@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
@@ -14,6 +15,7 @@ from app.routers import context, graph, health, jobs, memories, recall, spaces
 from app.settings import Settings
 from app.wiring import engine_settings
 from pipelines.engine import Engine
+from pipelines.recall.service import SIGNAL_THREADS, Recaller
 
 log = logging.getLogger("mnemograph.app")
 
@@ -37,6 +39,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         own = engine is None
         app.state.engine = engine or Engine.start(engine_settings(settings))
         log.info("Mnemograph ready: %s", app.state.engine.readiness())
+        recall_threads = ThreadPoolExecutor(SIGNAL_THREADS, thread_name_prefix="recall-signals")
+        app.state.recaller = Recaller(app.state.engine, executor=recall_threads)
         scheduler = None
         if settings.scheduler_enabled:
             from pipelines.consolidate.scheduler import Scheduler
@@ -48,6 +52,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         finally:
             if scheduler is not None:
                 scheduler.stop()
+            recall_threads.shutdown(wait=True)
             if own:
                 app.state.engine.close()
 

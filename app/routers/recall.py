@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import threading
-
 from fastapi import APIRouter, Depends, Request
 
-from app.schemas.recall import RecallIn, RecallOut, RecallResult
-from app.wiring import get_engine
-from pipelines.engine import Engine
-from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+from app.schemas.recall import RecallIn, RecallOut
+from pipelines.recall.service import Recaller
 
 router = APIRouter(prefix="/v1/spaces", tags=["recall"])
-_lock = threading.Lock()
 
 
-def get_recaller(request: Request, engine: Engine = Depends(get_engine)) -> Recaller:
-    """One Recaller per app and engine (it caches each space's size and speakers briefly)."""
-    with _lock:
-        recaller = getattr(request.app.state, "recaller", None)
-        if recaller is None or recaller.engine is not engine:
-            recaller = Recaller(engine)
-            request.app.state.recaller = recaller
+def get_recaller(request: Request) -> Recaller:
+    """The app's Recaller, built once in the lifespan (it caches each space's size and
+    speakers briefly, and owns no threads: the app hands it its executor)."""
+    recaller: Recaller = request.app.state.recaller
     return recaller
 
 
@@ -29,52 +21,5 @@ def get_recaller(request: Request, engine: Engine = Depends(get_engine)) -> Reca
 def recall(space: str, body: RecallIn, recaller: Recaller = Depends(get_recaller)) -> RecallOut:
     """Return the memories that answer ``query``, ranked; ``abstain`` says when the evidence
     is weak (results are returned anyway) and ``complete=false`` when ``deadline_ms`` cut
-    optional stages short."""
-    f = body.filters
-    response = recaller.recall(
-        space,
-        RecallRequest(
-            query=body.query,
-            k=body.k,
-            filters=RecallFilters(
-                time_from=f.time_from,
-                time_to=f.time_to,
-                roles=f.roles,
-                speakers=f.speakers,
-                kinds=f.kinds,
-                stages=f.stages,
-                sessions=f.sessions,
-                tags=f.tags,
-            ),
-            include_superseded=body.include_superseded,
-            explain=body.explain,
-            deadline_ms=body.deadline_ms,
-            touch=body.touch,
-            now=body.now,
-            preset=body.preset,
-            order=body.order,
-            session_novelty=body.session_novelty,
-        ),
-    )
-    return RecallOut(
-        results=[
-            RecallResult(
-                id=h.id,
-                content=h.content,
-                score=h.score,
-                session_id=h.session_id,
-                stage_id=h.stage_id,
-                time=h.time,
-                speaker=h.speaker,
-                role=h.role,
-                explain=h.explain,
-            )
-            for h in response.results
-        ],
-        intent=response.intent,
-        abstain=response.abstain,
-        abstain_reason=response.abstain_reason,
-        complete=response.complete,
-        timings_ms=response.timings_ms,
-        candidates=response.candidates,
-    )
+    optional steps short."""
+    return RecallOut.model_validate(recaller.recall(space, body), from_attributes=True)

@@ -1,14 +1,7 @@
-"""Final-set selection: similarity floor, MMR diversity, provenance-preserving dedup.
-
-The selection funnel runs after fusion and reranking:
-
-1. retrieve wider than ``k`` (``k × mmr_oversample`` candidates),
-2. :func:`apply_similarity_floor` — a cheap noise backstop on raw cosine similarity,
-3. :func:`mmr_select` — greedy Maximal Marginal Relevance (Carbonell & Goldstein, 1998),
-   the usual instance of submodular coverage selection: it picks ``k`` items that are
-   relevant *and* not redundant with each other,
-4. :func:`dedupe_preserving_provenance` — collapse exact duplicates, keeping the copy
-   with the best provenance while remembering the collapsed copies.
+"""Final-set selection: :func:`mmr_select`, greedy Maximal Marginal Relevance (Carbonell &
+Goldstein, 1998) over a ranking retrieved wider than ``k``: it picks ``k`` items that are
+relevant *and* not redundant with each other, optionally charging an item whose group (its
+conversation session) already has a pick.
 
 Selection is by count only: token budgets are enforced later, at context assembly, so a
 few long memories can never shrink the selected set.
@@ -17,9 +10,9 @@ few long memories can never shrink the selected set.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -65,7 +58,7 @@ def mmr_select(
     relevance: Sequence[float],
     embeddings: np.ndarray,
     k: int,
-    lambda_: float = DEFAULT_RECALL_CONFIG.mmr_lambda,
+    lambda_: float = DEFAULT_RECALL_CONFIG.selection.mmr_lambda,
     groups: Sequence[Hashable | None] | None = None,
     group_penalty: float = 0.0,
 ) -> list[SelectedItem]:
@@ -160,59 +153,3 @@ def mmr_select(
             novelty[codes == codes[best]] = group_penalty
         penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
     return picks
-
-
-def apply_similarity_floor(
-    ids: Sequence[str],
-    similarities: Sequence[float],
-    floor: float = DEFAULT_RECALL_CONFIG.similarity_floor,
-) -> list[str]:
-    """Keep the ids whose raw cosine similarity is at least ``floor`` (order preserved).
-
-    A noise backstop only: off-topic matches that share vocabulary arrive with *high*
-    similarity, so relevance gating must come from elsewhere (reranker, abstention).
-    NaN similarities are dropped.
-    """
-    if len(ids) != len(similarities):
-        raise ValueError("ids and similarities must have the same length")
-    return [
-        item_id
-        for item_id, sim in zip(ids, similarities, strict=True)
-        if not math.isnan(sim) and sim >= floor
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class DedupGroup(Generic[T]):
-    """A kept item plus the exact duplicates that were collapsed into it (input order)."""
-
-    kept: T
-    duplicates: tuple[T, ...] = ()
-
-
-def normalise_text_key(text: str) -> str:
-    """A duplicate-detection key: case-folded with whitespace runs collapsed."""
-    return " ".join(text.casefold().split())
-
-
-def dedupe_preserving_provenance(
-    items: Sequence[T],
-    key: Callable[[T], Hashable],
-    provenance: Callable[[T], float],
-) -> list[DedupGroup[T]]:
-    """Collapse items with equal ``key``; keep the copy with the highest ``provenance``.
-
-    Each group appears at the position of its first (best-ranked) member, so the ranking
-    is preserved; the kept representative is the highest-provenance copy (earliest wins
-    ties), and the others are returned in ``duplicates`` so their sources stay visible.
-    """
-    groups: dict[Hashable, list[T]] = {}
-    for item in items:
-        groups.setdefault(key(item), []).append(item)
-    result: list[DedupGroup[T]] = []
-    for members in groups.values():
-        best_index = max(range(len(members)), key=lambda i: (provenance(members[i]), -i))
-        kept = members[best_index]
-        rest = tuple(member for i, member in enumerate(members) if i != best_index)
-        result.append(DedupGroup(kept=kept, duplicates=rest))
-    return result
