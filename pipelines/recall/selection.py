@@ -53,6 +53,44 @@ def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
     return embeddings / safe
 
 
+def _checked(
+    ids: Sequence[str],
+    relevance: Sequence[float],
+    embeddings: np.ndarray,
+    k: int,
+    lambda_: float,
+    groups: Sequence[Hashable | None] | None,
+    group_penalty: float,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`mmr_select`'s inputs as arrays (relevance, embeddings), None when nothing is to
+    be picked; ValueError for invalid ones."""
+    n = len(ids)
+    if len(relevance) != n:
+        raise ValueError("ids and relevance must have the same length")
+    if groups is not None and len(groups) != n:
+        raise ValueError("ids and groups must have the same length")
+    if not math.isfinite(group_penalty) or group_penalty < 0.0:
+        raise ValueError("group_penalty must be finite and >= 0")
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    if not 0.0 <= lambda_ <= 1.0:
+        raise ValueError("lambda_ must be in [0, 1]")
+    if len(set(ids)) != n:
+        raise ValueError("ids must be unique")
+    if n == 0 or k == 0:
+        return None
+    matrix = np.asarray(embeddings, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != n:
+        raise ValueError("embeddings must have shape (len(ids), d)")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError("embeddings must be finite")
+    rel = np.asarray(relevance, dtype=np.float64)
+    if not np.all(np.isfinite(rel)):
+        raise ValueError("relevance must be finite")
+
+    return rel, matrix
+
+
 def mmr_select(
     ids: Sequence[str],
     relevance: Sequence[float],
@@ -83,41 +121,20 @@ def mmr_select(
     in pick order.
 
     ``groups`` (one label per item, None for none) adds a novelty term: an item whose group
-    already has a pick loses ``μ = group_penalty`` once, however many picks the group has.
-    Coverage of groups is submodular, so the objective stays a greedy-friendly one. Recall
-    groups by conversation session: a question is usually about one or two sessions, and
-    the second-best turn of the best session is worth less than the best turn of the
-    second-best session when the first guess is wrong. Items without a group are never
-    penalised.
+    already has a pick loses ``μ = group_penalty`` once (coverage of groups is submodular).
+    Recall groups by conversation session: when the first guess of the session is wrong,
+    the best turn of the second-best session is worth more than the second-best turn of
+    the best one.
 
     Raises:
         ValueError: on mismatched lengths, non-finite relevance, duplicate ids, ``k < 0``,
             ``λ`` outside [0, 1] or ``μ`` negative or not finite.
     """
-    n = len(ids)
-    if len(relevance) != n:
-        raise ValueError("ids and relevance must have the same length")
-    if groups is not None and len(groups) != n:
-        raise ValueError("ids and groups must have the same length")
-    if not math.isfinite(group_penalty) or group_penalty < 0.0:
-        raise ValueError("group_penalty must be finite and >= 0")
-    if k < 0:
-        raise ValueError("k must be >= 0")
-    if not 0.0 <= lambda_ <= 1.0:
-        raise ValueError("lambda_ must be in [0, 1]")
-    if len(set(ids)) != n:
-        raise ValueError("ids must be unique")
-    if n == 0 or k == 0:
+    checked = _checked(ids, relevance, embeddings, k, lambda_, groups, group_penalty)
+    if checked is None:
         return []
-    matrix = np.asarray(embeddings, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] != n:
-        raise ValueError("embeddings must have shape (len(ids), d)")
-    if not np.all(np.isfinite(matrix)):
-        raise ValueError("embeddings must be finite")
-    rel = np.asarray(relevance, dtype=np.float64)
-    if not np.all(np.isfinite(rel)):
-        raise ValueError("relevance must be finite")
-
+    rel, matrix = checked
+    n = len(ids)
     rel = _normalise_relevance(rel)
     unit = _unit_rows(matrix)
     penalty = np.zeros(n)  # max(0, max cosine) to the picks so far
