@@ -18,7 +18,6 @@ from pipelines.recall.config import (
     DEFAULT_SIGNALS,
     SIGNAL_ENTITY,
     SIGNAL_FULLTEXT,
-    SIGNAL_VECTOR,
     QueryConfig,
     RecallConfig,
 )
@@ -111,9 +110,6 @@ class Understand(RecallStep):
         """The text embedded for ``query`` (already cleaned)."""
         _, _, content = self.speakers_in(query, profile)
         return content if config.query.strip_speakers_for_vector else query
-
-    def uses_vector(self) -> bool:
-        return SIGNAL_VECTOR in self.signals
 
 
 def entity_keys(query: str, query_speakers: Sequence[str], cfg: QueryConfig) -> list[str]:
