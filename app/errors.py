@@ -19,8 +19,11 @@ def error_body(code: str, message: str, field: str | None = None) -> dict[str, A
 
 
 def _field_of(loc: tuple[Any, ...]) -> str | None:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or None
+    """The field a validation error names: its location without the leading request part
+    (a body field may itself be called ``query``)."""
+    if loc and loc[0] in ("body", "query", "path", "header"):
+        loc = loc[1:]
+    return ".".join(str(p) for p in loc) or None
 
 
 def install(app: FastAPI) -> None:
