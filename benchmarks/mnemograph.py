@@ -28,6 +28,7 @@ PRESET_LABELS: dict[str, str] = {
     "fused": "fused (RRF)",
     "fused_rerank": "fused + rerank",
     "fast": "full − late interaction",
+    "full_no_late": "full − late interaction",  # its name in results recorded before "fast"
     "full": "full",
     "ref-bm25": "reference BM25 (in memory)",
     "ref-dense": "reference dense (exact, in memory)",
