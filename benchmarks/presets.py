@@ -6,51 +6,25 @@ as preset objects."""
 from __future__ import annotations
 
 from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_FULLTEXT
-from pipelines.recall.presets import DENSE, FAST, FULL, RecallPreset
-from pipelines.recall.steps.abstain import Abstain
-from pipelines.recall.steps.candidates import Candidates, LexicalAhead
-from pipelines.recall.steps.embed import Embed
-from pipelines.recall.steps.embeddings import Embeddings
-from pipelines.recall.steps.fuse import Fuse
-from pipelines.recall.steps.order import Order
+from pipelines.recall.presets import DENSE, FAST, FULL, RecallPreset, simple_preset
 from pipelines.recall.steps.rerank import Rerank
-from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
 
-FULLTEXT = RecallPreset(
-    name="fulltext",
-    description="Full-text (BM25) only, on an escaped Lucene query.",
-    steps=(
-        Understand(signals=(SIGNAL_FULLTEXT,), intent_profiles=False),
-        LexicalAhead(),
-        Embed(),
-        Candidates(),
-        Fuse(),
-        Embeddings(),
-        Order(),
-        Abstain(),
-        Touch(),
-    ),
+FULLTEXT = simple_preset(
+    "fulltext",
+    "Full-text (BM25) only, on an escaped Lucene query.",
+    Understand(signals=(SIGNAL_FULLTEXT,), intent_profiles=False),
 )
-FUSED = RecallPreset(
-    name="fused",
-    description="Weighted RRF of vector, full-text, entity, heat and recency signals.",
-    steps=(
-        Understand(signals=DEFAULT_SIGNALS),
-        LexicalAhead(),
-        Embed(),
-        Candidates(),
-        Fuse(),
-        Embeddings(),
-        Order(),
-        Abstain(),
-        Touch(),
-    ),
+FUSED = simple_preset(
+    "fused",
+    "Weighted RRF of vector, full-text, entity, heat and recency signals.",
+    Understand(signals=DEFAULT_SIGNALS),
 )
-FUSED_RERANK = RecallPreset(
-    name="fused_rerank",
-    description="fused + reranker (cross-encoder if loaded, else the context reranker).",
-    steps=(*FUSED.steps[:5], Rerank(), *FUSED.steps[5:]),
+FUSED_RERANK = simple_preset(
+    "fused_rerank",
+    "fused + reranker (cross-encoder if loaded, else the context reranker).",
+    Understand(signals=DEFAULT_SIGNALS),
+    Rerank(),
 )
 
 #: Every configuration, in report order: BM25 only, dense only, fused (RRF), fused + rerank,

@@ -134,20 +134,35 @@ FAST = FULL.without(
     name="fast",
     description="full without late interaction (memories and sessions): no token vectors read.",
 )
-DENSE = RecallPreset(
-    name="dense",
-    description="Vector similarity only (for debugging).",
-    steps=(
-        Understand(signals=(SIGNAL_VECTOR,), intent_profiles=False),
-        LexicalAhead(),
-        Embed(),
-        Candidates(),
-        Fuse(),
-        Embeddings(),
-        Order(),
-        Abstain(),
-        Touch(),
-    ),
+
+
+def simple_preset(
+    name: str, description: str, understand: Understand, *extra: RecallStep
+) -> RecallPreset:
+    """A preset without the session, late-interaction and selection steps: the query's
+    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention."""
+    return RecallPreset(
+        name=name,
+        description=description,
+        steps=(
+            understand,
+            LexicalAhead(),
+            Embed(),
+            Candidates(),
+            Fuse(),
+            *extra,
+            Embeddings(),
+            Order(),
+            Abstain(),
+            Touch(),
+        ),
+    )
+
+
+DENSE = simple_preset(
+    "dense",
+    "Vector similarity only (for debugging).",
+    Understand(signals=(SIGNAL_VECTOR,), intent_profiles=False),
 )
 
 #: The presets a request can name.
