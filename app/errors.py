@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipelines.errors import DomainError
@@ -21,8 +22,11 @@ def error_body(code: str, message: str, field: str | None = None) -> dict[str, A
 
 
 def _field_of(loc: tuple[Any, ...]) -> str | None:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or None
+    """The field a validation error names: its location without the leading request part
+    (a body field may itself be called ``query``)."""
+    if loc and loc[0] in ("body", "query", "path", "header"):
+        loc = loc[1:]
+    return ".".join(str(p) for p in loc) or None
 
 
 def install(app: FastAPI) -> None:
@@ -35,15 +39,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
-        field = _field_of(tuple(first.get("loc", ())))
-        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
-        body = error_body("invalid_input", message, field)
-        body["error"]["details"] = [
-            {"field": _field_of(tuple(e.get("loc", ()))), "message": e.get("msg")} for e in errors
-        ]
-        return JSONResponse(body, status_code=422)
+        return _invalid(list(exc.errors()))
+
+    @app.exception_handler(ValidationError)
+    async def _model(_: Request, exc: ValidationError) -> JSONResponse:
+        """A domain model built inside a route (a recall request made from another body)."""
+        return _invalid([dict(e) for e in exc.errors()])
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -59,3 +60,14 @@ def install(app: FastAPI) -> None:
         return JSONResponse(
             error_body("graph_unavailable", str(exc)), status_code=503, headers=RETRY_AFTER
         )
+
+
+def _invalid(errors: list[dict[str, Any]]) -> JSONResponse:
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    field = _field_of(tuple(first.get("loc", ())))
+    message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+    body = error_body("invalid_input", message, field)
+    body["error"]["details"] = [
+        {"field": _field_of(tuple(e.get("loc", ()))), "message": e.get("msg")} for e in errors
+    ]
+    return JSONResponse(body, status_code=422)

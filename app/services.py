@@ -100,7 +100,7 @@ def build_services(settings: Settings, engine: Engine | None = None) -> Services
             engine=engine,
             embedder=engine.embedder,
             ingestor=Ingestor(engine),
-            recaller=Recaller(engine),
+            recaller=Recaller(engine, executor=recall_pool),
             assembler=Assembler(engine),
             recall_pool=recall_pool,
             assembly_pool=assembly_pool,

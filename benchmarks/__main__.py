@@ -37,8 +37,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--configs",
         nargs="*",
         default=None,
-        help="recall presets to run (default: every preset: fulltext dense fused "
-        "fused_rerank full; none given: the context benchmark only)",
+        help="recall configurations to run (default: all of benchmarks.presets: fulltext "
+        "dense fused fused_rerank fast full; none given: the context benchmark only)",
     )
     p.add_argument(
         "--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS), help="settings"
@@ -96,7 +96,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="FIELD=VALUE",
         help="override RecallConfig fields for the recall configurations, e.g. "
-        "question_turn_factor=1 (a sweep through the harness; the assembler keeps its own)",
+        "fusion.question_turn_factor=1 (a sweep through the harness; the assembler keeps "
+        "its own)",
     )
     p.add_argument("--no-progress", action="store_true")
 
@@ -160,22 +161,17 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     from benchmarks.mnemograph import (
         RECALL_PRESETS,
         MnemographSystem,
-        RecallServiceUnavailable,
-        load_recall_api,
         recall_overrides,
+        recall_presets,
     )
     from benchmarks.runner import RunOptions, run_benchmark, summary_keys
 
     try:
-        api = load_recall_api()
         recall_config = recall_overrides(args.recall_set)
-    except RecallServiceUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except ValueError as exc:
         print(f"error: --recall-set: {exc}", file=sys.stderr)
         return 2
-    presets = api[2]
+    presets = recall_presets()
     configs = [p for p in RECALL_PRESETS if p in presets] if args.configs is None else args.configs
     if not configs and args.no_context:
         print("error: nothing to run (no recall configs and --no-context)", file=sys.stderr)
@@ -208,10 +204,8 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
         preexisting_memories(engine, neo)
+        system = MnemographSystem(engine, progress=options.progress, recall_config=recall_config)
         try:
-            system = MnemographSystem(
-                engine, progress=options.progress, recall_api=api, recall_config=recall_config
-            )
             plans, context_error = _context_plans(engine, args) if options.context else ([], None)
             if context_error:
                 print(f"note: {context_error}; running the flat baseline only", file=sys.stderr)
@@ -231,6 +225,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
                     results[setting]["reference_seconds"] = res["seconds"]
                 reference_seconds = time.perf_counter() - t_ref
         finally:
+            system.close()
             engine.close()
         neo_desc = neo.describe()
     total = time.perf_counter() - t0

@@ -11,77 +11,72 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.sut import CorpusSession, Hit, IngestStats, QueryInput, Retrieval
 
-RECALL_PRESETS: tuple[str, ...] = (
-    "fulltext",
-    "dense",
-    "fused",
-    "fused_rerank",
-    "full_no_late",
-    "full",
-)
-"""Recall configurations, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
-full without late interaction (query understanding, session documents, selection), full."""
+RECALL_PRESETS: tuple[str, ...] = ("fulltext", "dense", "fused", "fused_rerank", "fast", "full")
+"""Recall configurations, in report order (:data:`benchmarks.presets.BENCH_PRESETS`): BM25 only,
+dense only, fused (RRF), fused + rerank, full without late interaction (``fast``: query
+understanding, session documents, selection), full."""
 PRESET_LABELS: dict[str, str] = {
     "fulltext": "BM25 only",
     "dense": "dense only",
     "fused": "fused (RRF)",
     "fused_rerank": "fused + rerank",
-    "full_no_late": "full − late interaction",
+    "fast": "full − late interaction",
+    "full_no_late": "full − late interaction",  # its name in results recorded before "fast"
     "full": "full",
     "ref-bm25": "reference BM25 (in memory)",
     "ref-dense": "reference dense (exact, in memory)",
 }
 
 
-class RecallServiceUnavailable(RuntimeError):
-    """pipelines.recall.service is not importable (yet)."""
+def recall_presets() -> dict[str, Any]:
+    """Every recall configuration the harness can run, by name."""
+    from benchmarks.presets import BENCH_PRESETS
 
-
-def load_recall_api() -> tuple[Any, Any, dict[str, Any]]:
-    """(Recaller, RecallRequest, PRESETS) or a clear error."""
-    try:
-        from pipelines.recall.presets import PRESETS
-        from pipelines.recall.service import Recaller, RecallRequest
-    except ImportError as exc:
-        raise RecallServiceUnavailable(
-            "the recall service (pipelines.recall.service / pipelines.recall.presets) is not "
-            f"available: {exc}. The recall benchmarks need it."
-        ) from exc
-    return Recaller, RecallRequest, PRESETS
+    return dict(BENCH_PRESETS)
 
 
 def recall_overrides(pairs: Sequence[str]) -> Any:
-    """The default RecallConfig with ``FIELD=VALUE`` overrides (validated by the config's own
-    model, so types and bounds hold), or None without overrides.
+    """The default RecallConfig with ``FIELD=VALUE`` overrides, or None without overrides.
+    ``FIELD`` is a field or a dotted path into a section (``late_interaction.weight``);
+    ``VALUE`` is JSON (``0.3``, ``false``, ``"none"``), or a plain string. The config's own
+    model validates them (:func:`pipelines.overrides.merge_overrides`), so types and bounds
+    hold.
 
     Raises:
         ValueError: a pair without ``=``, an unknown field, or a value the field refuses.
     """
     if not pairs:
         return None
-    from pydantic import ValidationError
+    from pipelines.errors import InvalidInput
+    from pipelines.overrides import merge_overrides
+    from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 
-    from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
-
-    update: dict[str, str] = {}
+    update: dict[str, Any] = {}
     for pair in pairs:
-        field_name, sep, value = pair.partition("=")
-        field_name = field_name.strip()
-        if not sep or not field_name:
+        path, sep, raw = pair.partition("=")
+        path = path.strip()
+        if not sep or not path:
             raise ValueError(f"expected FIELD=VALUE, got {pair!r}")
-        if field_name not in RecallConfig.model_fields:
-            raise ValueError(f"unknown RecallConfig field {field_name!r}")
-        update[field_name] = value.strip()
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw.strip()
+        *sections, name = path.split(".")
+        into = update
+        for section in sections:
+            into = into.setdefault(section, {})
+        into[name] = value
     try:
-        return RecallConfig.model_validate({**DEFAULT_RECALL_CONFIG.model_dump(), **update})
-    except ValidationError as exc:
-        raise ValueError(str(exc)) from exc
+        return merge_overrides(DEFAULT_RECALL_CONFIG, update, "recall")
+    except InvalidInput as exc:
+        raise ValueError(f"{exc.field}: {exc.message}") from exc
 
 
 def ingest_batches(sessions: Sequence[CorpusSession], max_turns: int) -> list[list[CorpusSession]]:
@@ -108,7 +103,6 @@ class MnemographSystem:
         *,
         batch_turns: int = 2000,
         progress: bool = True,
-        recall_api: tuple[Any, Any, dict[str, Any]] | None = None,
         recall_config: Any = None,
     ) -> None:
         from pipelines.ingest.service import Ingestor
@@ -117,9 +111,10 @@ class MnemographSystem:
         self.ingestor = Ingestor(engine)
         self.batch_turns = batch_turns
         self.progress = progress
-        self._recall_api = recall_api
         self._recall_config = recall_config  # None: the service's default RecallConfig
+        self._presets = recall_presets()
         self._recaller: Any = None
+        self._close_recaller: Any = None
 
     # ------------------------------------------------------------------ corpus
 
@@ -202,47 +197,47 @@ class MnemographSystem:
     @property
     def recaller(self) -> Any:
         if self._recaller is None:
-            recaller_cls, _, _ = self._api()
-            if self._recall_config is None:
-                self._recaller = recaller_cls(self.engine)
-            else:
-                self._recaller = recaller_cls(self.engine, self._recall_config)
+            from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+            from pipelines.recall.service import open_recaller
+
+            config = self._recall_config or DEFAULT_RECALL_CONFIG
+            self._recaller, self._close_recaller = open_recaller(self.engine, config)
         return self._recaller
 
-    def _api(self) -> tuple[Any, Any, dict[str, Any]]:
-        if self._recall_api is None:
-            self._recall_api = load_recall_api()
-        return self._recall_api
+    def close(self) -> None:
+        """Shut down the recaller's threads (the engine is the caller's)."""
+        if self._close_recaller is not None:
+            self._close_recaller()
+            self._recaller = self._close_recaller = None
 
     def recall(
         self, space: str, query: QueryInput, config: str, k: int, order: str | None = None
     ) -> Retrieval:
-        _, request_cls, _ = self._api()
+        from pipelines.recall.request import RecallRequest
+
         ordered = {} if order is None else {"order": order}  # None: the API's default order
-        req = request_cls(
-            query=query.text, k=k, touch=False, now=query.question_time, preset=config, **ordered
-        )
+        req = RecallRequest(query=query.text, k=k, touch=False, now=query.question_time, **ordered)
         t0 = time.perf_counter()
-        resp = self.recaller.recall(space, req)
+        resp = self.recaller.recall(space, req, preset=self._presets[config])
         latency = (time.perf_counter() - t0) * 1000
         hits = [
             Hit(
                 id=str(r.id),
-                session_id=getattr(r, "session_id", None),
-                content=getattr(r, "content", "") or "",
-                score=float(getattr(r, "score", 0.0) or 0.0),
-                speaker=getattr(r, "speaker", None),
-                time=_native(getattr(r, "time", None)),
+                session_id=r.session_id,
+                content=r.content or "",
+                score=float(r.score or 0.0),
+                speaker=r.speaker,
+                time=_native(r.time),
             )
             for r in resp.results
         ]
         return Retrieval(
             hits=hits,
-            abstain=bool(getattr(resp, "abstain", False)),
-            candidates=getattr(resp, "candidates", None),
+            abstain=bool(resp.abstain),
+            candidates=resp.candidates,
             latency_ms=latency,
-            timings_ms=dict(getattr(resp, "timings_ms", None) or {}),
-            intent=getattr(resp, "intent", None),
+            timings_ms=dict(resp.timings_ms),
+            intent=resp.intent,
         )
 
 

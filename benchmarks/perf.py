@@ -187,10 +187,11 @@ class _Recall:
             self.client = TestClient(app)
             self.client.__enter__()
         if self.via == "service":
-            from benchmarks.mnemograph import load_recall_api
+            from pipelines.recall.request import RecallRequest
+            from pipelines.recall.service import open_recaller
 
-            recaller_cls, self.request_cls, _ = load_recall_api()
-            self.recaller = recaller_cls(engine)
+            self.request_cls = RecallRequest
+            self.recaller, self.close_recaller = open_recaller(engine)
         if self.context_via is None:
             from benchmarks.context_bench import AssemblerContext, ContextBenchUnavailable
 
@@ -203,6 +204,8 @@ class _Recall:
     def close(self) -> None:
         if self.client is not None:
             self.client.__exit__(None, None, None)
+        if self.via == "service":
+            self.close_recaller()
 
     def recall(self, space: str, query: str) -> tuple[float, dict[str, float]]:
         t0 = time.perf_counter()

@@ -135,6 +135,7 @@ from pipelines.graph import as_utc, from_epoch_micros, to_native
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.fusion import weighted_rrf
 from pipelines.recall.intent import Intent
+from pipelines.recall.request import MAX_K, MAX_QUERY_CHARS
 from pipelines.recall.selection import mmr_select
 from pipelines.recall.service import Recaller, RecallFilters, RecallHit, RecallRequest
 
@@ -393,18 +394,6 @@ class _MemoEmbedder:
         return np.stack([found[t][0] for t in texts]), [found[t][1] for t in texts]
 
 
-class _EngineView:
-    """The engine as the assembler's recall sees it: everything delegated, except the
-    memoising embedder."""
-
-    def __init__(self, engine: Any, embedder: _MemoEmbedder) -> None:
-        self._engine = engine
-        self.embedder = embedder
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-
 # ----------------------------------------------------------------------------- the service
 
 
@@ -422,8 +411,13 @@ class Assembler:
         self.engine = engine
         self.config = config
         self.embedder = _MemoEmbedder(engine.embedder)
+        # The round trips recall sends ahead (its embedding-free signals, its session ranking).
+        self.recall_threads = ThreadPoolExecutor(max_workers=8, thread_name_prefix="recall")
         self.recaller = Recaller(
-            _EngineView(engine, self.embedder), recall_config or DEFAULT_RECALL_CONFIG
+            engine,
+            recall_config or DEFAULT_RECALL_CONFIG,
+            embedder=self.embedder,
+            executor=self.recall_threads,
         )
         self.estimator = estimator
         self._density: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
@@ -556,7 +550,7 @@ class Assembler:
         cfg = self.config
         if not isinstance(request.query, str) or not request.query.strip():
             raise InvalidInput("query must not be empty", field="query")
-        max_chars = self.recaller.config.max_query_chars
+        max_chars = MAX_QUERY_CHARS
         if len(request.query) > max_chars:
             raise InvalidInput(f"query is longer than {max_chars} characters", field="query")
         window = request.context_window
@@ -1028,7 +1022,7 @@ class _Run:
         cfg = self.config
         related = max(cfg.max_chunks_per_phase, math.ceil(related_share / cfg.expected_item_tokens))
         wanted = max(cfg.stage_inference_hits, 2 * related, at_least)
-        return min(self.recaller.config.max_k, wanted)
+        return min(MAX_K, wanted)
 
     def _space_recall(self, k: int) -> _SpaceRecall:
         """Recall over the whole space, in rank order (event-order questions too: what is
@@ -1125,12 +1119,12 @@ class _Run:
 
     def _phase1(self, current: _Stage | None, share: int) -> list[_Item]:
         cfg = self.config
-        max_k = self.recaller.config.max_k
+        max_k = MAX_K
         k = max(cfg.max_chunks_per_phase, math.ceil(share / cfg.expected_item_tokens))
         pool = max(1, min(max_k, k * cfg.oversample))
-        filters = RecallFilters(time_to=self.as_of)
-        if current is not None:
-            filters.stages = [current.id]
+        filters = RecallFilters(
+            time_to=self.as_of, stages=(current.id,) if current is not None else None
+        )
         resp = self.recaller.recall(
             self.space,
             RecallRequest(
@@ -1496,7 +1490,7 @@ class _Run:
             cfg.max_chunks_per_phase,
             math.ceil(room / cfg.expected_item_tokens * cfg.flat_pool_factor),
         )
-        return min(self.recaller.config.max_k, wanted)
+        return min(MAX_K, wanted)
 
     def _flat(self, recalled: _SpaceRecall | None = None) -> ContextResponse:
         """Whole-space recall packed first-fit into the budget. ``recalled`` is a whole-space

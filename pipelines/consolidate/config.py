@@ -76,7 +76,7 @@ class DecayConfig(BaseModel):
     model_config = _FROZEN
 
     base_rate_per_day: float = Field(
-        default=DEFAULT_RECALL_CONFIG.heat_decay_rate_per_day, ge=0.0, allow_inf_nan=False
+        default=DEFAULT_RECALL_CONFIG.heat.decay_rate_per_day, ge=0.0, allow_inf_nan=False
     )
     labile: StageRule = StageRule(decay_multiplier=2.0, heat_floor=0.0)
     early: StageRule = StageRule(decay_multiplier=1.2, heat_floor=0.0)

@@ -13,18 +13,15 @@ Decision order: no candidates → abstain; the query names a speaker but the bes
 matches were said by others (``speaker_match`` below its minimum) → abstain; a very strong
 semantic match → answer; weak semantic *and* weak lexical evidence → abstain; otherwise
 abstain iff the weighted mean of the available features is below ``min_evidence``. All
-thresholds are plain fields of :class:`~pipelines.recall.config.AbstentionThresholds`, to be
-fitted with :func:`calibrate_threshold` on a benchmark.
+thresholds are plain fields of :class:`~pipelines.recall.config.AbstentionThresholds`.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, AbstentionThresholds
 
@@ -157,69 +154,3 @@ def decide_abstention(
     if evidence < t.min_evidence:
         return AbstentionDecision(True, "insufficient_evidence", confidence, evidence)
     return AbstentionDecision(False, "sufficient_evidence", confidence, evidence)
-
-
-class Calibration(NamedTuple):
-    """Best abstention threshold: abstain iff ``score < threshold``."""
-
-    threshold: float
-    precision: float
-    recall: float
-
-    @property
-    def f1(self) -> float:
-        """Harmonic mean of precision and recall (0.0 when both are 0)."""
-        total = self.precision + self.recall
-        return 2.0 * self.precision * self.recall / total if total > 0 else 0.0
-
-
-def calibrate_threshold(
-    scores_answerable: Sequence[float],
-    scores_unanswerable: Sequence[float],
-) -> Calibration:
-    """Pick the threshold on a "has an answer" score that maximises F1 of abstaining.
-
-    The rule is "abstain iff score < threshold" and the positive class is *unanswerable*
-    (precision = correct abstentions / abstentions, recall = correct abstentions /
-    unanswerable queries). Candidate thresholds are the midpoints between consecutive
-    distinct scores (or the upper score when they are adjacent floats) plus the float just
-    above the maximum (abstain on everything); ties on F1 go to the lowest
-    threshold (fewest wrongful abstentions). O(n log n).
-
-    Raises:
-        ValueError: if either list is empty or contains a non-finite score.
-    """
-    if not scores_answerable or not scores_unanswerable:
-        raise ValueError("both score lists must be non-empty")
-    labelled = [(float(s), False) for s in scores_answerable] + [
-        (float(s), True) for s in scores_unanswerable
-    ]
-    if not all(math.isfinite(score) for score, _ in labelled):
-        raise ValueError("scores must be finite")
-    labelled.sort(key=lambda pair: pair[0])
-    positives = len(scores_unanswerable)
-
-    distinct = sorted({score for score, _ in labelled})
-    candidates = []
-    for low, high in itertools.pairwise(distinct):
-        middle = (low + high) / 2.0
-        candidates.append(middle if low < middle < high else high)
-    candidates.append(math.nextafter(distinct[-1], math.inf))
-
-    best: Calibration | None = None
-    index = true_pos = false_pos = 0
-    for threshold in candidates:
-        while index < len(labelled) and labelled[index][0] < threshold:
-            if labelled[index][1]:
-                true_pos += 1
-            else:
-                false_pos += 1
-            index += 1
-        predicted = true_pos + false_pos
-        precision = true_pos / predicted if predicted else 0.0
-        recall = true_pos / positives
-        current = Calibration(threshold, precision, recall)
-        if best is None or current.f1 > best.f1:
-            best = current
-    assert best is not None
-    return best

@@ -53,7 +53,7 @@ class BlendedItem:
 def weighted_rrf(
     rankings: Mapping[str, Sequence[str]],
     weights: Mapping[str, float],
-    k: int = DEFAULT_RECALL_CONFIG.rrf_k,
+    k: int = DEFAULT_RECALL_CONFIG.fusion.rrf_k,
 ) -> list[FusedItem]:
     """Fuse per-signal rankings with weighted reciprocal rank fusion.
 
@@ -94,7 +94,7 @@ def weighted_rrf(
 def temporal_boost(
     scored: Sequence[tuple[str, float]],
     in_window: Collection[str],
-    factor: float = DEFAULT_RECALL_CONFIG.temporal_boost_factor,
+    factor: float = DEFAULT_RECALL_CONFIG.fusion.temporal_boost_factor,
 ) -> list[tuple[str, float]]:
     """Multiply the score of every id in ``in_window`` by ``factor`` and re-sort.
 
@@ -131,7 +131,7 @@ def min_max_normalise(values: Sequence[float]) -> list[float]:
 def blend_rerank(
     fused: Sequence[tuple[str, float]],
     rerank_scores: Mapping[str, float],
-    weight: float = DEFAULT_RECALL_CONFIG.rerank_weight,
+    weight: float = DEFAULT_RECALL_CONFIG.rerank.weight,
 ) -> list[BlendedItem]:
     """Blend fused scores with cross-encoder scores: ``(1 − w)·fused_n + w·rerank_n``.
 

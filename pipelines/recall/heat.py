@@ -36,18 +36,18 @@ def _age_days(then: datetime, now: datetime) -> float:
 def recency_score(
     event_time: datetime,
     now: datetime,
-    half_life: timedelta = timedelta(days=DEFAULT_RECALL_CONFIG.recency_half_life_days),
+    half_life: timedelta = timedelta(days=DEFAULT_RECALL_CONFIG.fusion.recency_half_life_days),
 ) -> float:
     """Exponential recency ``2^(−age/half_life)`` in (0, 1]; future events score 1.0."""
     half_life_days = half_life.total_seconds() / _SECONDS_PER_DAY
     if half_life_days <= 0.0:
         raise ValueError("half_life must be positive")
-    return 2.0 ** (-_age_days(event_time, now) / half_life_days)
+    return float(2.0 ** (-_age_days(event_time, now) / half_life_days))
 
 
 def heat_after_access(
     heat: float,
-    boost: float = DEFAULT_RECALL_CONFIG.heat_access_boost,
+    boost: float = DEFAULT_RECALL_CONFIG.heat.access_boost,
 ) -> float:
     """Heat right after a recall: ``h + boost·(1 − h)``.
 
@@ -64,8 +64,8 @@ def effective_heat(
     stored_heat: float,
     last_access: datetime,
     now: datetime,
-    decay_rate: float = DEFAULT_RECALL_CONFIG.heat_decay_rate_per_day,
-    floor: float = DEFAULT_RECALL_CONFIG.heat_floor,
+    decay_rate: float = DEFAULT_RECALL_CONFIG.heat.decay_rate_per_day,
+    floor: float = DEFAULT_RECALL_CONFIG.heat.floor,
 ) -> float:
     """Current heat from the stored value: ``max(h·e^(−rate·Δt_days), min(h, floor))``.
 
@@ -88,9 +88,9 @@ def touch(
     last_access: datetime,
     now: datetime,
     *,
-    decay_rate: float = DEFAULT_RECALL_CONFIG.heat_decay_rate_per_day,
-    floor: float = DEFAULT_RECALL_CONFIG.heat_floor,
-    boost: float = DEFAULT_RECALL_CONFIG.heat_access_boost,
+    decay_rate: float = DEFAULT_RECALL_CONFIG.heat.decay_rate_per_day,
+    floor: float = DEFAULT_RECALL_CONFIG.heat.floor,
+    boost: float = DEFAULT_RECALL_CONFIG.heat.access_boost,
 ) -> float:
     """The heat to store (with ``last_access = now``) when a memory is recalled at ``now``.
 

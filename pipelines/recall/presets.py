@@ -1,149 +1,170 @@
-"""Search as configuration: named, typed recall presets.
+"""Search as configuration: a preset *is* the ordered list of recall steps, each with its
+parameters. The runner (:mod:`pipelines.recall.runner`) runs them in this order; how each
+step is tuned is its section of :class:`~pipelines.recall.config.RecallConfig`.
 
-A preset says *which* pieces of the read path run (signals, reranking, selection, query
-understanding); :class:`~pipelines.recall.config.RecallConfig` says *how* they are tuned.
-Every preset is a frozen model, so a benchmark can report them side by side and a request
-can name one (``preset`` in the recall body):
+The product presets (what a request can name, ``preset`` in the recall body):
 
-* ``dense`` — the vector signal only (cosine over the embedding index).
-* ``fulltext`` — the full-text (BM25) signal only, on an escaped Lucene query.
-* ``fused`` — weighted reciprocal rank fusion of every signal (vector, full-text, entities
-  named in the query, heat, recency) with the intent's weight profile.
-* ``fused_rerank`` — ``fused`` plus the reranker: the FlashRank cross-encoder when it is
-  loaded, else the no-weights context reranker (a turn scored with its neighbours).
-* ``full`` — ``fused_rerank`` plus query understanding (speakers named in the query, time
-  expressions as boosts and as candidate windows, time order for event-order questions),
-  session documents, late interaction (MaxSim over the embedding model's token vectors, per
-  memory and per conversation session) and MMR selection with session novelty. Multi-query
-  decomposition is available (``decompose``) but off: it did not pay on LoCoMo.
-* ``full_no_late`` — ``full`` without late interaction, at either level (the benchmark
-  reports both, so the steps' contribution is visible).
+* ``full`` (the default): understand the query (intent, speakers named in it, time
+  expressions), send the embedding-free signals and the session-level search ahead, embed,
+  gather every signal's candidates, fuse them (weighted RRF, boosts, the question prior),
+  rerank, lift by session documents, late interaction for memories and for sessions, MMR
+  selection with session novelty, time order for event-order questions (``order="auto"``),
+  abstention, touch.
+* ``fast``: ``full`` without late interaction (at either level): no token vectors read.
+* ``dense``: vector similarity only, for debugging.
+
+Experiments (the benchmark's ablations) build other presets from the same steps
+(``benchmarks/presets.py``) and hand them to :meth:`~pipelines.recall.service.Recaller.recall`.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import get_args
 
-from pipelines.recall.config import (
-    DEFAULT_SIGNALS,
-    SIGNAL_FULLTEXT,
-    SIGNAL_VECTOR,
-)
+from pydantic import BaseModel, ConfigDict, SerializeAsAny, model_validator
+
+from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_VECTOR
+from pipelines.recall.request import DEFAULT_PRESET, PresetName
+from pipelines.recall.steps.abstain import Abstain
+from pipelines.recall.steps.base import RecallStep
+from pipelines.recall.steps.candidates import Candidates, LexicalAhead
+from pipelines.recall.steps.embed import Embed
+from pipelines.recall.steps.embeddings import Embeddings
+from pipelines.recall.steps.fuse import Fuse
+from pipelines.recall.steps.late_interaction import LateInteraction
+from pipelines.recall.steps.order import Order
+from pipelines.recall.steps.rerank import Rerank
+from pipelines.recall.steps.select import Select
+from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
+from pipelines.recall.steps.session_late_interaction import SessionLateInteraction
+from pipelines.recall.steps.touch import Touch
+from pipelines.recall.steps.understand import Understand
+
+#: Every preset has these steps.
+ESSENTIAL_STEPS = ("understand", "candidates", "fuse")
 
 
 class RecallPreset(BaseModel):
-    """Which stages of recall run. Frozen; derive variants with ``model_copy(update=...)``."""
+    """A named, ordered list of recall steps. Frozen; derive variants with
+    :meth:`without` and :meth:`replacing`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str
-    signals: tuple[str, ...] = Field(min_length=1)
-    #: Use the intent's weight profile; off means the semantic (balanced) profile always.
-    intent_profiles: bool = True
-    #: Rerank the head of the fused list (cross-encoder if loaded, else the fallback).
-    rerank: bool = False
-    #: Greedy MMR selection over the oversampled candidates (by count, never tokens).
-    selection: bool = False
-    #: Multi-query decomposition: each sub-query adds a vector ranking.
-    decompose: bool = False
-    #: Resolve time expressions ("last March") against the question time and boost matches.
-    time_expressions: bool = False
-    #: Speakers named in the query: search the content without the names and boost the
-    #: memories those speakers said.
-    speakers: bool = False
-    #: Event-order questions get their results back in time order when the request asks
-    #: for ``order="auto"`` (the default order is rank order).
-    event_order: bool = False
-    #: Scale down conversation turns that end by asking a question
-    #: (``question_turn_factor``): a question asks for information and rarely holds it; the
-    #: answer does. Other kinds of memory (a note that asks something) are left alone.
-    question_prior: bool = False
-    #: Lift candidates of the sessions that BM25 over whole-session documents ranks high
-    #: (:func:`~pipelines.recall.fusion.session_rank_boost`), after reranking. Left out
-    #: when the request has a ``time_to`` filter (``as_of``: a session's document holds
-    #: texts written after it), a stage filter or a one-session filter (the lift would be
-    #: about the same for every candidate). The same rules turn on session novelty in MMR
-    #: selection (``session_novelty``) and, with ``late_interaction``, the session-level
-    #: late interaction.
-    session_documents: bool = False
-    #: Rescore the head of the list by late interaction (MaxSim over the embedding model's
-    #: token vectors, stored at ingest; :mod:`pipelines.models.late_interaction`): a
-    #: reranker that needs no new weights. Memories without token vectors are left unscored.
-    #: With ``session_documents``, conversation sessions are scored the same way over all of
-    #: their memories' token vectors, and their candidates lifted by that rank.
-    late_interaction: bool = False
+    steps: tuple[SerializeAsAny[RecallStep], ...]
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
-        unknown = [s for s in self.signals if s not in DEFAULT_SIGNALS]
-        if unknown:
-            raise ValueError(f"unknown signals {unknown}; known: {list(DEFAULT_SIGNALS)}")
-        if len(set(self.signals)) != len(self.signals):
-            raise ValueError("signals must be unique")
+        kinds = [s.kind for s in self.steps]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError(f"steps must be unique, got {kinds}")
+        missing = [k for k in ESSENTIAL_STEPS if k not in kinds]
+        if missing:
+            raise ValueError(f"a preset needs the steps {missing}")
+        for n, step in enumerate(self.steps):
+            before = set(kinds[:n])
+            for kind in step.requires:
+                if kind not in before:
+                    raise ValueError(f"step {step.kind!r} needs {kind!r} before it")
+            for kind in step.after:
+                if kind in kinds and kind not in before:
+                    raise ValueError(f"step {step.kind!r} must come after {kind!r}")
         return self
 
+    def has(self, kind: str) -> bool:
+        return any(s.kind == kind for s in self.steps)
 
-DENSE = RecallPreset(
-    name="dense",
-    description="Vector similarity only.",
-    signals=(SIGNAL_VECTOR,),
-    intent_profiles=False,
-)
-FULLTEXT = RecallPreset(
-    name="fulltext",
-    description="Full-text (BM25) only, on an escaped Lucene query.",
-    signals=(SIGNAL_FULLTEXT,),
-    intent_profiles=False,
-)
-FUSED = RecallPreset(
-    name="fused",
-    description="Weighted RRF of vector, full-text, entity, heat and recency signals.",
-    signals=DEFAULT_SIGNALS,
-)
-FUSED_RERANK = FUSED.model_copy(
-    update={
-        "name": "fused_rerank",
-        "description": "fused + reranker (cross-encoder if loaded, else the context reranker).",
-        "rerank": True,
-    }
-)
-FULL = FUSED_RERANK.model_copy(
-    update={
-        "name": "full",
-        "description": "fused_rerank + speakers named in the query, time expressions, "
-        "session documents, the question prior, time order for event-order questions, late "
-        "interaction (memories and sessions) and MMR selection with session novelty.",
-        "selection": True,
-        # Multi-query decomposition changed nothing on LoCoMo (same R@10 and MRR), so the
-        # default leaves it off; a preset or request can still turn it on.
-        "decompose": False,
-        "time_expressions": True,
-        "speakers": True,
-        "event_order": True,
-        "question_prior": True,
-        "session_documents": True,
-        "late_interaction": True,
-    }
-)
-FULL_NO_LATE = FULL.model_copy(
-    update={
-        "name": "full_no_late",
-        "description": "full without late interaction (memories and sessions).",
-        "late_interaction": False,
-    }
-)
+    @property
+    def understand(self) -> Understand:
+        step = next(s for s in self.steps if s.kind == "understand")
+        assert isinstance(step, Understand)
+        return step
 
-#: Every preset by name, in the order a benchmark reports them.
-PRESETS: dict[str, RecallPreset] = {
-    p.name: p for p in (DENSE, FULLTEXT, FUSED, FUSED_RERANK, FULL_NO_LATE, FULL)
-}
-DEFAULT_PRESET = FULL.name
+    def needs_query_vector(self) -> bool:
+        return any(s.needs_query_vector for s in self.steps)
+
+    def needs_query_tokens(self) -> bool:
+        return any(s.needs_query_tokens for s in self.steps)
+
+    def without(self, *kinds: str, name: str, description: str) -> RecallPreset:
+        """This preset without the steps ``kinds``."""
+        steps = tuple(s for s in self.steps if s.kind not in kinds)
+        return RecallPreset(name=name, description=description, steps=steps)
+
+    def replacing(self, *steps: RecallStep, name: str, description: str) -> RecallPreset:
+        """This preset with each of ``steps`` in place of its step of the same kind."""
+        new = {s.kind: s for s in steps}
+        unknown = set(new) - {s.kind for s in self.steps}
+        if unknown:
+            raise ValueError(f"no step {sorted(unknown)} to replace")
+        return RecallPreset(
+            name=name,
+            description=description,
+            steps=tuple(new.get(s.kind, s) for s in self.steps),
+        )
 
 
-def get_preset(name: str) -> RecallPreset:
-    """The preset called ``name``; ``KeyError`` names the known ones."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise KeyError(f"unknown preset {name!r}; known: {sorted(PRESETS)}") from None
+FULL = RecallPreset(
+    name="full",
+    description="Every step: query understanding, fused signals, reranking, session "
+    "documents, late interaction (memories and sessions), MMR selection with session "
+    "novelty, time order for event-order questions.",
+    steps=(
+        Understand(signals=DEFAULT_SIGNALS, time_expressions=True, speakers=True),
+        LexicalAhead(),
+        SessionRanking(),
+        Embed(),
+        Candidates(),
+        Fuse(question_prior=True),
+        Rerank(),
+        SessionDocuments(),
+        LateInteraction(),
+        SessionLateInteraction(),
+        Embeddings(),
+        Select(session_novelty=True),
+        Order(event_order=True),
+        Abstain(),
+        Touch(),
+    ),
+)
+FAST = FULL.without(
+    "late_interaction",
+    "session_late_interaction",
+    name="fast",
+    description="full without late interaction (memories and sessions): no token vectors read.",
+)
+
+
+def simple_preset(
+    name: str, description: str, understand: Understand, *extra: RecallStep
+) -> RecallPreset:
+    """A preset without the session, late-interaction and selection steps: the query's
+    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention."""
+    return RecallPreset(
+        name=name,
+        description=description,
+        steps=(
+            understand,
+            LexicalAhead(),
+            Embed(),
+            Candidates(),
+            Fuse(),
+            *extra,
+            Embeddings(),
+            Order(),
+            Abstain(),
+            Touch(),
+        ),
+    )
+
+
+DENSE = simple_preset(
+    "dense",
+    "Vector similarity only (for debugging).",
+    Understand(signals=(SIGNAL_VECTOR,), intent_profiles=False),
+)
+
+#: The presets a request can name.
+PRESETS: dict[str, RecallPreset] = {p.name: p for p in (FULL, FAST, DENSE)}
+assert set(PRESETS) == set(get_args(PresetName)) and DEFAULT_PRESET in PRESETS

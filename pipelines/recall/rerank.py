@@ -21,8 +21,8 @@ from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 def context_scores(
     own: Mapping[str, float],
     neighbours: Mapping[str, Sequence[tuple[int, float]]],
-    weight: float = DEFAULT_RECALL_CONFIG.context_weight,
-    window: int = DEFAULT_RECALL_CONFIG.context_window,
+    weight: float = DEFAULT_RECALL_CONFIG.rerank.context_weight,
+    window: int = DEFAULT_RECALL_CONFIG.rerank.context_window,
 ) -> dict[str, float]:
     """``own[id] + weight · max(0, max_n sim(n) / distance(n))`` for every id in ``own``.
 

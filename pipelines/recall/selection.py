@@ -1,14 +1,7 @@
-"""Final-set selection: similarity floor, MMR diversity, provenance-preserving dedup.
-
-The selection funnel runs after fusion and reranking:
-
-1. retrieve wider than ``k`` (``k × mmr_oversample`` candidates),
-2. :func:`apply_similarity_floor` — a cheap noise backstop on raw cosine similarity,
-3. :func:`mmr_select` — greedy Maximal Marginal Relevance (Carbonell & Goldstein, 1998),
-   the usual instance of submodular coverage selection: it picks ``k`` items that are
-   relevant *and* not redundant with each other,
-4. :func:`dedupe_preserving_provenance` — collapse exact duplicates, keeping the copy
-   with the best provenance while remembering the collapsed copies.
+"""Final-set selection: :func:`mmr_select`, greedy Maximal Marginal Relevance (Carbonell &
+Goldstein, 1998) over a ranking retrieved wider than ``k``: it picks ``k`` items that are
+relevant *and* not redundant with each other, optionally charging an item whose group (its
+conversation session) already has a pick.
 
 Selection is by count only: token budgets are enforced later, at context assembly, so a
 few long memories can never shrink the selected set.
@@ -17,9 +10,9 @@ few long memories can never shrink the selected set.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -60,12 +53,50 @@ def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
     return embeddings / safe
 
 
+def _checked(
+    ids: Sequence[str],
+    relevance: Sequence[float],
+    embeddings: np.ndarray,
+    k: int,
+    lambda_: float,
+    groups: Sequence[Hashable | None] | None,
+    group_penalty: float,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`mmr_select`'s inputs as arrays (relevance, embeddings), None when nothing is to
+    be picked; ValueError for invalid ones."""
+    n = len(ids)
+    if len(relevance) != n:
+        raise ValueError("ids and relevance must have the same length")
+    if groups is not None and len(groups) != n:
+        raise ValueError("ids and groups must have the same length")
+    if not math.isfinite(group_penalty) or group_penalty < 0.0:
+        raise ValueError("group_penalty must be finite and >= 0")
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    if not 0.0 <= lambda_ <= 1.0:
+        raise ValueError("lambda_ must be in [0, 1]")
+    if len(set(ids)) != n:
+        raise ValueError("ids must be unique")
+    if n == 0 or k == 0:
+        return None
+    matrix = np.asarray(embeddings, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != n:
+        raise ValueError("embeddings must have shape (len(ids), d)")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError("embeddings must be finite")
+    rel = np.asarray(relevance, dtype=np.float64)
+    if not np.all(np.isfinite(rel)):
+        raise ValueError("relevance must be finite")
+
+    return rel, matrix
+
+
 def mmr_select(
     ids: Sequence[str],
     relevance: Sequence[float],
     embeddings: np.ndarray,
     k: int,
-    lambda_: float = DEFAULT_RECALL_CONFIG.mmr_lambda,
+    lambda_: float = DEFAULT_RECALL_CONFIG.selection.mmr_lambda,
     groups: Sequence[Hashable | None] | None = None,
     group_penalty: float = 0.0,
 ) -> list[SelectedItem]:
@@ -90,41 +121,20 @@ def mmr_select(
     in pick order.
 
     ``groups`` (one label per item, None for none) adds a novelty term: an item whose group
-    already has a pick loses ``μ = group_penalty`` once, however many picks the group has.
-    Coverage of groups is submodular, so the objective stays a greedy-friendly one. Recall
-    groups by conversation session: a question is usually about one or two sessions, and
-    the second-best turn of the best session is worth less than the best turn of the
-    second-best session when the first guess is wrong. Items without a group are never
-    penalised.
+    already has a pick loses ``μ = group_penalty`` once (coverage of groups is submodular).
+    Recall groups by conversation session: when the first guess of the session is wrong,
+    the best turn of the second-best session is worth more than the second-best turn of
+    the best one.
 
     Raises:
         ValueError: on mismatched lengths, non-finite relevance, duplicate ids, ``k < 0``,
             ``λ`` outside [0, 1] or ``μ`` negative or not finite.
     """
-    n = len(ids)
-    if len(relevance) != n:
-        raise ValueError("ids and relevance must have the same length")
-    if groups is not None and len(groups) != n:
-        raise ValueError("ids and groups must have the same length")
-    if not math.isfinite(group_penalty) or group_penalty < 0.0:
-        raise ValueError("group_penalty must be finite and >= 0")
-    if k < 0:
-        raise ValueError("k must be >= 0")
-    if not 0.0 <= lambda_ <= 1.0:
-        raise ValueError("lambda_ must be in [0, 1]")
-    if len(set(ids)) != n:
-        raise ValueError("ids must be unique")
-    if n == 0 or k == 0:
+    checked = _checked(ids, relevance, embeddings, k, lambda_, groups, group_penalty)
+    if checked is None:
         return []
-    matrix = np.asarray(embeddings, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] != n:
-        raise ValueError("embeddings must have shape (len(ids), d)")
-    if not np.all(np.isfinite(matrix)):
-        raise ValueError("embeddings must be finite")
-    rel = np.asarray(relevance, dtype=np.float64)
-    if not np.all(np.isfinite(rel)):
-        raise ValueError("relevance must be finite")
-
+    rel, matrix = checked
+    n = len(ids)
     rel = _normalise_relevance(rel)
     unit = _unit_rows(matrix)
     penalty = np.zeros(n)  # max(0, max cosine) to the picks so far
@@ -160,59 +170,3 @@ def mmr_select(
             novelty[codes == codes[best]] = group_penalty
         penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
     return picks
-
-
-def apply_similarity_floor(
-    ids: Sequence[str],
-    similarities: Sequence[float],
-    floor: float = DEFAULT_RECALL_CONFIG.similarity_floor,
-) -> list[str]:
-    """Keep the ids whose raw cosine similarity is at least ``floor`` (order preserved).
-
-    A noise backstop only: off-topic matches that share vocabulary arrive with *high*
-    similarity, so relevance gating must come from elsewhere (reranker, abstention).
-    NaN similarities are dropped.
-    """
-    if len(ids) != len(similarities):
-        raise ValueError("ids and similarities must have the same length")
-    return [
-        item_id
-        for item_id, sim in zip(ids, similarities, strict=True)
-        if not math.isnan(sim) and sim >= floor
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class DedupGroup(Generic[T]):
-    """A kept item plus the exact duplicates that were collapsed into it (input order)."""
-
-    kept: T
-    duplicates: tuple[T, ...] = ()
-
-
-def normalise_text_key(text: str) -> str:
-    """A duplicate-detection key: case-folded with whitespace runs collapsed."""
-    return " ".join(text.casefold().split())
-
-
-def dedupe_preserving_provenance(
-    items: Sequence[T],
-    key: Callable[[T], Hashable],
-    provenance: Callable[[T], float],
-) -> list[DedupGroup[T]]:
-    """Collapse items with equal ``key``; keep the copy with the highest ``provenance``.
-
-    Each group appears at the position of its first (best-ranked) member, so the ranking
-    is preserved; the kept representative is the highest-provenance copy (earliest wins
-    ties), and the others are returned in ``duplicates`` so their sources stay visible.
-    """
-    groups: dict[Hashable, list[T]] = {}
-    for item in items:
-        groups.setdefault(key(item), []).append(item)
-    result: list[DedupGroup[T]] = []
-    for members in groups.values():
-        best_index = max(range(len(members)), key=lambda i: (provenance(members[i]), -i))
-        kept = members[best_index]
-        rest = tuple(member for i, member in enumerate(members) if i != best_index)
-        result.append(DedupGroup(kept=kept, duplicates=rest))
-    return result

@@ -300,12 +300,14 @@ def test_event_order_questions_pack_by_relevance_and_read_in_time_order(engine, 
     from pipelines.recall.service import Recaller, RecallRequest
 
     query = "Which came first: the tomatoes or the Orion migration?"
-    timed = Recaller(engine).recall(conv, RecallRequest(query, k=20, touch=False, order="time"))
+    timed = Recaller(engine).recall(
+        conv, RecallRequest(query=query, k=20, touch=False, order="time")
+    )
     assert timed.intent == "event_order"
     position = {h.id: n for n, h in enumerate(timed.results)}
     # the assembler's own whole-space recall: rank order, no session novelty
     ranked = Recaller(engine).recall(
-        conv, RecallRequest(query, k=100, touch=False, order="relevance", session_novelty=0.0)
+        conv, RecallRequest(query=query, k=100, touch=False, order="relevance", session_novelty=0.0)
     )
     assembler = Assembler(engine)
     small = assembler.assemble(conv, ContextRequest(query, 400, flat=True, headroom=1.0))

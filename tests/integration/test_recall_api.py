@@ -14,13 +14,15 @@ import numpy as np
 import pytest
 
 import cypher
+from benchmarks.presets import BENCH_PRESETS, FULLTEXT, FUSED, FUSED_RERANK
 from pipelines import schema_data
 from pipelines import spaces as space_ops
 from pipelines.errors import InvalidInput, NotFound
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
-from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS
-from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
+from pipelines.recall.service import Recaller, RecallFilters, RecallRequest, open_recaller
 from tests.cypher import statements
 
 S1_START = datetime(2023, 3, 10, 9, 0, tzinfo=UTC)
@@ -92,7 +94,9 @@ def conv(client, engine):
 
 @pytest.fixture(scope="module")
 def recaller(engine):
-    return Recaller(engine)
+    recaller, close = open_recaller(engine)
+    yield recaller
+    close()
 
 
 def recall(client, space, query, **body):
@@ -103,6 +107,17 @@ def recall(client, space, query, **body):
 
 def ids(body):
     return [h["id"] for h in body["results"]]
+
+
+def bench_ids(recaller, space, query, preset, **request):
+    """The ids an ablation preset (benchmark only, not offered by the API) returns."""
+    req = RecallRequest(query=query, touch=False, **request)
+    return [h.id for h in recaller.recall(space, req, preset=preset).results]
+
+
+def config(**sections) -> RecallConfig:
+    """The default recall configuration with some fields of its sections changed."""
+    return merge_overrides(DEFAULT_RECALL_CONFIG, sections, "recall")
 
 
 # ----------------------------------------------------------------------------- relevance
@@ -118,17 +133,29 @@ def test_paraphrase_ranks_the_relevant_memory_first(client, conv):
     assert body["candidates"] >= len(body["results"]) > 0
 
 
-def test_every_preset_answers(client, conv):
+def test_every_preset_answers(client, conv, recaller):
     for preset in PRESETS:
         body = recall(client, conv["a"], "Where does Alice work now?", preset=preset, k=3)
         assert "a-s2#1" in ids(body), preset
+    for name, preset in BENCH_PRESETS.items():
+        assert "a-s2#1" in bench_ids(recaller, conv["a"], "Where does Alice work now?", preset), (
+            name
+        )
 
 
-def test_fulltext_only_finds_a_rare_keyword(client, conv):
-    body = recall(client, conv["a"], "XQ-7734-ALPHA", preset="fulltext", k=3)
-    assert ids(body)[0] == "a-s2#3"
-    body = recall(client, conv["a"], "Zentrix", preset="fulltext", k=3)
-    assert ids(body) == ["a-s2#1"]
+def test_the_api_refuses_the_benchmark_ablations(client, conv):
+    for name in ("fulltext", "fused", "fused_rerank", "full_no_late"):
+        r = client.post(f"/v1/spaces/{conv['a']}/recall", json={"query": "dog", "preset": name})
+        assert r.status_code == 422, (name, r.text)
+        assert r.json()["error"]["field"] == "preset"
+    preset = FULLTEXT.model_dump(mode="json")  # nor a preset given as data
+    r = client.post(f"/v1/spaces/{conv['a']}/recall", json={"query": "dog", "preset": preset})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "preset"
+
+
+def test_fulltext_only_finds_a_rare_keyword(conv, recaller):
+    assert bench_ids(recaller, conv["a"], "XQ-7734-ALPHA", FULLTEXT, k=3)[0] == "a-s2#3"
+    assert bench_ids(recaller, conv["a"], "Zentrix", FULLTEXT, k=3) == ["a-s2#1"]
 
 
 @pytest.mark.parametrize(
@@ -144,18 +171,14 @@ def test_fulltext_only_finds_a_rare_keyword(client, conv):
         "?*",
     ],
 )
-def test_lucene_syntax_never_breaks_fulltext(client, conv, query):
-    for preset in ("fulltext", "full"):
-        r = client.post(
-            f"/v1/spaces/{conv['a']}/recall",
-            json={"query": query, "touch": False, "preset": preset},
-        )
-        assert r.status_code == 200, (query, preset, r.text)
+def test_lucene_syntax_never_breaks_fulltext(client, conv, recaller, query):
+    r = client.post(f"/v1/spaces/{conv['a']}/recall", json={"query": query, "touch": False})
+    assert r.status_code == 200, (query, r.text)
+    bench_ids(recaller, conv["a"], query, FULLTEXT)
 
 
-def test_lucene_operators_are_searched_as_words(client, conv):
-    body = recall(client, conv["a"], "cello AND (", preset="fulltext", k=3)
-    assert ids(body)[0] == "a-s1#3"
+def test_lucene_operators_are_searched_as_words(conv, recaller):
+    assert bench_ids(recaller, conv["a"], "cello AND (", FULLTEXT, k=3)[0] == "a-s1#3"
 
 
 # ----------------------------------------------------------------------------- filters
@@ -272,13 +295,16 @@ def test_abstains_on_something_never_mentioned(client, conv):
     assert recall(client, conv["a"], "What is the name of Alice's puppy?")["abstain"] is False
 
 
-def test_space_isolation(client, conv):
+def test_space_isolation(client, conv, recaller):
     # B holds the same conversation as A (under b- ids) but not A's notes.
     for query in ("What kind of dog did Alice get?", "cello", "XQ-7734-ALPHA", "Alice"):
         for preset in PRESETS:
             body = recall(client, conv["b"], query, preset=preset, k=20)
             assert all(i.startswith("b-") for i in ids(body)), (query, preset)
             assert body["candidates"] <= len(S1) + len(S2)
+        for name, preset in BENCH_PRESETS.items():
+            found = bench_ids(recaller, conv["b"], query, preset, k=20)
+            assert all(i.startswith("b-") for i in found), (query, name)
         assert ids(recall(client, conv["b"], query, k=20))
     body = recall(client, conv["b"], "allergic to penicillin", k=20)
     assert "note-allergy" not in ids(body)
@@ -367,6 +393,9 @@ def test_time_expression_boosts_the_window(recaller, conv):
         ({"query": "dog", "filters": {"bogus": 1}}, "filters.bogus"),
         ({"query": "dog", "filter": {}}, "filter"),
         ({"query": "dog", "preset": "magic"}, "preset"),
+        ({"query": "dog", "preset": "fused"}, "preset"),
+        ({"query": "dog", "oversample": 5, "k": 10}, "oversample"),
+        ({"query": "dog", "order": "newest"}, "order"),
         ({"query": "dog", "deadline_ms": 0}, "deadline_ms"),
         ({"query": "dog", "session_novelty": 1.5}, "session_novelty"),
         ({"query": "dog", "session_novelty": -0.1}, "session_novelty"),
@@ -415,12 +444,9 @@ def test_a_big_space_cannot_starve_a_small_one_in_fulltext(engine, conv):
                 for i in range(60)
             ],
         )
-        tight = Recaller(
-            engine, DEFAULT_RECALL_CONFIG.model_copy(update={"fulltext_overfetch_max": 10})
-        )
-        resp = tight.recall(conv["a"], RecallRequest("cello", k=3, touch=False, preset="fulltext"))
-        assert [r.id for r in resp.results][:1] == ["a-s1#3"]
-        resp = tight.recall(big, RecallRequest("cello", k=20, touch=False, preset="fulltext"))
+        tight = Recaller(engine, config(candidates={"fulltext_overfetch_max": 10}))
+        assert bench_ids(tight, conv["a"], "cello", FULLTEXT, k=3)[:1] == ["a-s1#3"]
+        resp = tight.recall(big, RecallRequest(query="cello", k=20, touch=False), preset=FULLTEXT)
         assert 0 < len(resp.results) <= 10
         assert all(r.content.startswith("Cello practice") for r in resp.results)
         # Without the restriction, the global top 10 holds only the big space's memories.
@@ -467,9 +493,9 @@ def test_a_small_stage_of_a_big_space_is_scanned_exactly(engine, conv, monkeypat
     stage_id) index), with the exact scan's ranking and no over-fetch retries."""
     seen = _spy_candidates(engine, monkeypatch)
     exact_everywhere = Recaller(engine)  # 12 memories: below 8,000, the whole space is exact
-    small = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 5}))
+    small = Recaller(engine, config(candidates={"exact_scan_threshold": 5}))
     request = RecallRequest(
-        "outdoor plans and food", k=5, touch=False, preset="dense",
+        query="outdoor plans and food", k=5, touch=False, preset="dense",
         filters=RecallFilters(stages=["summer"]),
     )  # fmt: skip
     want = exact_everywhere.recall(conv["a"], request)
@@ -482,31 +508,43 @@ def test_a_small_stage_of_a_big_space_is_scanned_exactly(engine, conv, monkeypat
     assert len(got.results) == len(S2) and all(r.id.startswith("a-s2#") for r in got.results)
     # A stage larger than the threshold goes to the global index (and is still filtered).
     seen.clear()
-    tiny = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 4}))
+    tiny = Recaller(engine, config(candidates={"exact_scan_threshold": 4}))
     body = tiny.recall(conv["a"], request)
     assert seen[0]["exact"] is False and seen[0]["exact_stages"] is None
     assert body.results and all(r.id.startswith("a-s2#") for r in body.results)
 
 
-@pytest.mark.parametrize("preset", ["full", "fused", "fulltext", "dense"])
-def test_concurrent_signals_change_nothing_but_the_round_trips(engine, conv, monkeypatch, preset):
+@pytest.mark.parametrize("name", ["full", "fused", "fulltext", "dense"])
+def test_concurrent_signals_change_nothing_but_the_round_trips(
+    engine, conv, monkeypatch, recaller, name
+):
     """The embedding-free signals go to Neo4j while the query is embedded, the vector signals
-    after: the same results and scores as one combined round trip."""
+    after: the same results and scores as one combined round trip (without an executor, or
+    with ``concurrent_signals`` off)."""
+    preset = BENCH_PRESETS[name]
     seen = _spy_candidates(engine, monkeypatch, vector_only=False)
-    one = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"concurrent_signals": False}))
-    two = Recaller(engine)
-    assert two.config.concurrent_signals  # the default
+    threads = recaller.executor
+    off = Recaller(engine, config(candidates={"concurrent_signals": False}), executor=threads)
+    alone = Recaller(engine)  # no executor: every round trip in the calling thread
+    two = recaller
+    assert two.config.candidates.concurrent_signals  # the default
     for query in ["What did Alice adopt?", "Bob's cello lessons in June", "golden retriever"]:
-        request = RecallRequest(query, k=8, touch=False, preset=preset, explain=True)
+        request = RecallRequest(query=query, k=8, touch=False, explain=True)
         seen.clear()
-        want = one.recall(conv["a"], request)
+        want = off.recall(conv["a"], request, preset=preset)
         assert len(seen) == 1
         seen.clear()
-        got = two.recall(conv["a"], request)
-        assert [(r.id, r.score) for r in got.results] == [(r.id, r.score) for r in want.results]
-        assert [r.explain for r in got.results] == [r.explain for r in want.results]
-        assert got.abstain == want.abstain and got.candidates == want.candidates
-        if preset in ("fulltext", "dense"):  # one half has nothing to ask: one round trip
+        same = alone.recall(conv["a"], request, preset=preset)
+        assert len(seen) == 1
+        seen.clear()
+        got = two.recall(conv["a"], request, preset=preset)
+        for other in (same, got):
+            assert [(r.id, r.score) for r in other.results] == [
+                (r.id, r.score) for r in want.results
+            ]
+            assert [r.explain for r in other.results] == [r.explain for r in want.results]
+            assert other.abstain == want.abstain and other.candidates == want.candidates
+        if name in ("fulltext", "dense"):  # one half has nothing to ask: one round trip
             assert len(seen) == 1
             continue
         lexical = [p for p in seen if not p["embeddings"]]
@@ -527,20 +565,16 @@ def test_a_stage_filter_size_is_read_once_per_ttl(engine, conv, monkeypatch):
         return read(statement, **params)
 
     monkeypatch.setattr(engine.store, "read", spy)
-    small = DEFAULT_RECALL_CONFIG.model_copy(update={"exact_scan_threshold": 5})
-    recaller = Recaller(engine, small)
+    recaller = Recaller(engine, config(candidates={"exact_scan_threshold": 5}))
     request = RecallRequest(
-        "outdoor plans", k=3, touch=False, filters=RecallFilters(stages=["summer"])
+        query="outdoor plans", k=3, touch=False, filters=RecallFilters(stages=["summer"])
     )
     first = recaller.recall(conv["a"], request)
     second = recaller.recall(conv["a"], request)
     assert reads.count("recall/stage_scope_size") == 1
     assert [r.id for r in first.results] == [r.id for r in second.results]
     uncached = Recaller(
-        engine,
-        DEFAULT_RECALL_CONFIG.model_copy(
-            update={"exact_scan_threshold": 5, "space_profile_ttl_s": 0.0}
-        ),
+        engine, config(candidates={"exact_scan_threshold": 5}, space_profile_ttl_s=0.0)
     )
     uncached.recall(conv["a"], request)
     uncached.recall(conv["a"], request)
@@ -586,11 +620,11 @@ def test_vector_text_is_what_recall_embeds_first(engine, conv, monkeypatch):
 
     monkeypatch.setattr(engine.embedder, "encode", spy)
     monkeypatch.setattr(engine.embedder, "encode_with_tokens", spy_tokens)
-    recaller.recall(conv["a"], RecallRequest(query, k=3, touch=False))
+    recaller.recall(conv["a"], RecallRequest(query=query, k=3, touch=False))
     assert seen and seen[0][0] == text
     seen.clear()
-    recaller.recall(conv["a"], RecallRequest(query, k=3, touch=False, preset="fused_rerank"))
-    assert seen and seen[0][0] == recaller.vector_text(conv["a"], query, "fused_rerank")
+    recaller.recall(conv["a"], RecallRequest(query=query, k=3, touch=False), preset=FUSED_RERANK)
+    assert seen and seen[0][0] == recaller.vector_text(conv["a"], query, FUSED_RERANK)
     with pytest.raises(InvalidInput):
         recaller.vector_text(conv["a"], "   ")
 
@@ -601,7 +635,7 @@ def test_recall_in_an_unknown_space_is_not_found_and_caches_no_profile(engine):
     recaller = Recaller(engine)
     ghost = f"ghost-{uuid.uuid4().hex[:8]}"
     with pytest.raises(NotFound):
-        recaller.recall(ghost, RecallRequest("anything about puppies", k=3, touch=False))
+        recaller.recall(ghost, RecallRequest(query="anything about puppies", k=3, touch=False))
     assert ghost not in recaller._profiles
 
 
@@ -672,22 +706,21 @@ def test_question_turns_are_scaled_down_in_full_only(client, engine, recaller):
             space, [MemoryIn(content="Should we move Biscuit's vet visit to Friday?", id="n-q")]
         )
         question = "How is Biscuit the puppy settling in at the flat?"
-        factor = DEFAULT_RECALL_CONFIG.question_turn_factor
+        factor = DEFAULT_RECALL_CONFIG.fusion.question_turn_factor
         assert 0.0 < factor < 1.0
-        full = recaller.recall(space, RecallRequest(question, k=12, touch=False, explain=True))
+        request = RecallRequest(query=question, k=12, touch=False, explain=True)
+        full = recaller.recall(space, request)
         boosts = {h.id: h.explain["boosts"] for h in full.results}
         assert boosts["q-s1#1"].get("question") == factor  # "... How is she settling in ...?"
         assert "question" not in boosts["q-s1#2"]  # the answer
         assert "question" not in boosts["n-q"]  # a note, not a conversation turn
         asking = {i for i, b in boosts.items() if "question" in b}
         assert asking == {"q-s1#1"}  # the only turn of the conversation that ends with "?"
-        fused = recaller.recall(
-            space, RecallRequest(question, k=12, touch=False, explain=True, preset="fused")
-        )
+        fused = recaller.recall(space, request, preset=FUSED)
         assert all("question" not in h.explain["boosts"] for h in fused.results)
-        neutral = Recaller(
-            engine, DEFAULT_RECALL_CONFIG.model_copy(update={"question_turn_factor": 1.0})
-        ).recall(space, RecallRequest(question, k=12, touch=False, explain=True))
+        neutral = Recaller(engine, config(fusion={"question_turn_factor": 1.0})).recall(
+            space, request
+        )
         assert all("question" not in h.explain["boosts"] for h in neutral.results)
         rank = {h.id: i for i, h in enumerate(full.results)}
         neutral_rank = {h.id: i for i, h in enumerate(neutral.results)}

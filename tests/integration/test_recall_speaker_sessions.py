@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pipelines.ingest.service import Ingestor, SessionIn, TurnIn
+from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.service import Recaller, RecallRequest
 
@@ -53,7 +54,9 @@ def two_conversations(client, engine):
 
 
 def _ranked(engine, space: str, factor: float) -> tuple[list[str], dict[str, dict]]:
-    config = DEFAULT_RECALL_CONFIG.model_copy(update={"speaker_session_boost_factor": factor})
+    config = merge_overrides(
+        DEFAULT_RECALL_CONFIG, {"fusion": {"speaker_session_boost_factor": factor}}, "recall"
+    )
     resp = Recaller(engine, config).recall(
         space, RecallRequest(query=QUERY, k=10, touch=False, explain=True)
     )
@@ -62,7 +65,7 @@ def _ranked(engine, space: str, factor: float) -> tuple[list[str], dict[str, dic
 
 def test_the_named_speakers_conversation_ranks_first(engine, two_conversations):
     space = two_conversations["shared"]
-    ids, explain = _ranked(engine, space, DEFAULT_RECALL_CONFIG.speaker_session_boost_factor)
+    ids, explain = _ranked(engine, space, DEFAULT_RECALL_CONFIG.fusion.speaker_session_boost_factor)
     assert ids.index("c1#1") < ids.index("c2#0")
     lifted = {i for i, e in explain.items() if "speaker_session" in e.get("boosts", {})}
     assert lifted == {i for i in ids if i.startswith("c1#")}
@@ -75,7 +78,9 @@ def test_the_named_speakers_conversation_ranks_first(engine, two_conversations):
 
 def test_no_lift_where_every_session_includes_the_speaker(engine, two_conversations):
     _, explain = _ranked(
-        engine, two_conversations["alone"], DEFAULT_RECALL_CONFIG.speaker_session_boost_factor
+        engine,
+        two_conversations["alone"],
+        DEFAULT_RECALL_CONFIG.fusion.speaker_session_boost_factor,
     )
     assert explain
     assert not any("speaker_session" in e.get("boosts", {}) for e in explain.values())

@@ -10,10 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from benchmarks.presets import FUSED_RERANK
 from pipelines import schema_data
 from pipelines import spaces as space_ops
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
+from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.presets import RecallPreset
 from pipelines.recall.service import Recaller, RecallFilters, RecallRequest
 from tests.cypher import statements
 
@@ -114,44 +117,51 @@ def test_the_migration_data_step_rebuilds_missing_documents(engine, garden):
     assert _documents(engine, garden) == before
 
 
-def _explained(recaller: Recaller, space: str, request: RecallRequest) -> dict[str, dict]:
-    return {h.id: h.explain for h in recaller.recall(space, request).results}
+def _explained(
+    recaller: Recaller, space: str, request: RecallRequest, preset: RecallPreset | None = None
+) -> dict[str, dict]:
+    return {h.id: h.explain for h in recaller.recall(space, request, preset=preset).results}
 
 
 def test_full_recall_lifts_the_turns_of_the_best_ranked_session(engine, garden):
     recaller = Recaller(engine)
-    request = RecallRequest(QUESTION, k=7, touch=False, explain=True)
+    request = RecallRequest(query=QUESTION, k=7, touch=False, explain=True)
     explained = _explained(recaller, garden, request)
     lifted = {i: e["session_document"] for i, e in explained.items()}
     assert {d["session"] for d in lifted.values()} == {"garden", "chat"}
     # the garden session covers "grow", "greenhouse", "tomatoes" and "basil": it ranks first
     assert {d["rank"] for i, d in lifted.items() if i.startswith("garden#")} == {0}
     assert {d["rank"] for i, d in lifted.items() if i.startswith("chat#")} == {1}
-    weight = DEFAULT_RECALL_CONFIG.session_document_weight
+    weight = DEFAULT_RECALL_CONFIG.session_documents.weight
     for d in lifted.values():  # min-max normalised, then + weight / (1 + rank)
         assert 0.0 <= d["after"] - weight / (1 + d["rank"]) <= 1.0 + 1e-9
     # off: weight 0, another preset, or a recall bounded in time (as_of)
-    off = Recaller(engine, DEFAULT_RECALL_CONFIG.model_copy(update={"session_document_weight": 0}))
+    off = Recaller(
+        engine,
+        merge_overrides(DEFAULT_RECALL_CONFIG, {"session_documents": {"weight": 0}}, "recall"),
+    )
     bounded = RecallRequest(
-        QUESTION, k=7, touch=False, explain=True,
+        query=QUESTION, k=7, touch=False, explain=True,
         filters=RecallFilters(time_to=T0 + timedelta(days=30)),
     )  # fmt: skip
-    fused = RecallRequest(QUESTION, k=7, touch=False, explain=True, preset="fused_rerank")
     one_session = RecallRequest(
-        QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(sessions=["garden"])
+        query=QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(sessions=["garden"])
     )
     stages = {h.stage_id for h in recaller.recall(garden, request).results if h.stage_id}
     staged = RecallRequest(
-        QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(stages=sorted(stages))
+        query=QUESTION, k=7, touch=False, explain=True, filters=RecallFilters(stages=sorted(stages))
     )
     two_sessions = RecallRequest(
-        QUESTION, k=7, touch=False, explain=True,
+        query=QUESTION, k=7, touch=False, explain=True,
         filters=RecallFilters(sessions=["garden", "chat"]),
     )  # fmt: skip
     assert all("session_document" in e for e in _explained(recaller, garden, two_sessions).values())
+    assert all(
+        "session_document" not in e
+        for e in _explained(recaller, garden, request, FUSED_RERANK).values()
+    )
     for rec, req in (
-        (off, request), (recaller, bounded), (recaller, fused), (recaller, one_session),
-        (recaller, staged),
+        (off, request), (recaller, bounded), (recaller, one_session), (recaller, staged),
     ):  # fmt: skip
         assert all("session_document" not in e for e in _explained(rec, garden, req).values())
 
@@ -165,7 +175,7 @@ def test_the_session_search_never_crosses_spaces(engine, client, garden):
         plain = [("Cy", "user", "We talked about the weather and the train timetable.")]
         Ingestor(engine).ingest_sessions(other, [_session("garden", plain, 0)])
         explained = _explained(
-            Recaller(engine), other, RecallRequest(QUESTION, k=3, touch=False, explain=True)
+            Recaller(engine), other, RecallRequest(query=QUESTION, k=3, touch=False, explain=True)
         )
         assert explained  # the vector signal still finds the only memory
         assert all("session_document" not in e or e["session_document"]["rank"] is None

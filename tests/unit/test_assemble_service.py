@@ -12,7 +12,6 @@ from pipelines.assemble.service import (
     Assembler,
     ContextRequest,
     TemplateSlot,
-    _EngineView,
     _MemoEmbedder,
 )
 from pipelines.errors import InvalidInput
@@ -51,11 +50,10 @@ def test_memo_embedder_embeds_each_text_once_and_keeps_order() -> None:
     assert memo.encode([]).shape == (0, 4) and memo.dimensions == 4
 
 
-def test_engine_view_delegates_everything_but_the_embedder() -> None:
-    engine = SimpleNamespace(embedder="raw", store="store", models="models")
-    view = _EngineView(engine, _MemoEmbedder(CountingEmbedder()))
-    assert view.store == "store" and view.models == "models"
-    assert isinstance(view.embedder, _MemoEmbedder)
+def test_recall_embeds_through_the_memo() -> None:
+    assembler = _assembler()
+    assert assembler.recaller.embedder is assembler.embedder
+    assert isinstance(assembler.embedder, _MemoEmbedder)
 
 
 def _field(request: ContextRequest) -> str | None:

@@ -225,15 +225,18 @@ def test_recall_overrides_are_validated_by_the_config_model():
     from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 
     assert recall_overrides([]) is None  # no overrides: the service's default
-    cfg = recall_overrides(["question_turn_factor=1", "concurrent_signals=false"])
-    assert cfg.question_turn_factor == 1.0 and cfg.concurrent_signals is False
-    assert cfg.rrf_k == DEFAULT_RECALL_CONFIG.rrf_k  # everything else as the default
+    cfg = recall_overrides(["fusion.question_turn_factor=1", "candidates.concurrent_signals=false"])
+    assert cfg.fusion.question_turn_factor == 1.0 and cfg.candidates.concurrent_signals is False
+    assert cfg.fusion.rrf_k == DEFAULT_RECALL_CONFIG.fusion.rrf_k  # the rest as the default
+    assert recall_overrides(["rerank.fallback=none"]).rerank.fallback == "none"
+    assert recall_overrides(["space_profile_ttl_s=0"]).space_profile_ttl_s == 0.0
     for bad, message in [
         (["nope"], "FIELD=VALUE"),
         (["=1"], "FIELD=VALUE"),
-        (["no_such_field=1"], "unknown RecallConfig field"),
-        (["question_turn_factor=2"], "question_turn_factor"),  # bounds hold (0 < f <= 1)
-        (["rrf_k=many"], "rrf_k"),
+        (["no_such_field=1"], "unknown setting"),
+        (["fusion.nope=1"], "unknown setting"),
+        (["fusion.question_turn_factor=2"], "question_turn_factor"),  # bounds hold (0 < f <= 1)
+        (["fusion.rrf_k=many"], "rrf_k"),
     ]:
         with pytest.raises(ValueError, match=message):
             recall_overrides(bad)

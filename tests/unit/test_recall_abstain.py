@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.recall.abstain import (
     AbstentionInputs,
-    calibrate_threshold,
     decide_abstention,
     keyword_coverage,
     top_overlap,
@@ -130,51 +127,6 @@ def test_top_overlap() -> None:
     assert top_overlap([], ["a"]) == 0.0
     with pytest.raises(ValueError):
         top_overlap(["a"], ["a"], n=0)
-
-
-def test_calibrate_separable() -> None:
-    result = calibrate_threshold([0.6, 0.7, 0.8], [0.1, 0.2, 0.3])
-    assert result.threshold == pytest.approx(0.45)
-    assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
-
-
-def test_calibrate_overlapping() -> None:
-    answerable = [0.2, 0.5, 0.6, 0.7]
-    unanswerable = [0.1, 0.3, 0.55]
-    result = calibrate_threshold(answerable, unanswerable)
-    # brute force over all splits agrees
-    best_f1 = 0.0
-    for t in [*sorted(set(answerable + unanswerable)), 1.0]:
-        tp = sum(s < t for s in unanswerable)
-        fp = sum(s < t for s in answerable)
-        p = tp / (tp + fp) if tp + fp else 0.0
-        r = tp / len(unanswerable)
-        best_f1 = max(best_f1, 2 * p * r / (p + r) if p + r else 0.0)
-    assert result.f1 == pytest.approx(best_f1)
-    tp = sum(s < result.threshold for s in unanswerable)
-    assert result.recall == pytest.approx(tp / len(unanswerable))
-
-
-def test_calibrate_validation() -> None:
-    with pytest.raises(ValueError):
-        calibrate_threshold([], [0.1])
-    with pytest.raises(ValueError):
-        calibrate_threshold([0.1], [math.nan])
-
-
-@given(
-    st.lists(st.floats(-1, 1), min_size=1, max_size=30),
-    st.lists(st.floats(-1, 1), min_size=1, max_size=30),
-)
-def test_calibration_reports_consistent_metrics(ans: list[float], unans: list[float]) -> None:
-    result = calibrate_threshold(ans, unans)
-    tp = sum(s < result.threshold for s in unans)
-    fp = sum(s < result.threshold for s in ans)
-    assert result.recall == pytest.approx(tp / len(unans))
-    assert result.precision == pytest.approx(tp / (tp + fp) if tp + fp else 0.0)
-    # abstaining on everything is always a candidate, so F1 is at least its F1
-    base_p = len(unans) / (len(ans) + len(unans))
-    assert result.f1 >= 2 * base_p / (base_p + 1) - 1e-12
 
 
 def test_speaker_mismatch_abstains_even_on_a_strong_match() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from pipelines.errors import InvalidInput
+from pipelines.overrides import merge_overrides
 from pipelines.recall.config import (
     DEFAULT_RECALL_CONFIG,
     DEFAULT_SIGNALS,
@@ -16,13 +18,31 @@ from pipelines.recall.intent import Intent
 
 def test_defaults_match_design_values() -> None:
     config = DEFAULT_RECALL_CONFIG
-    assert config.rrf_k == 20
+    assert config.fusion.rrf_k == 20
     assert config.signals == ("vector", "fulltext", "entity", "heat", "recency")
-    assert config.mmr_lambda == 0.5
-    assert config.rerank_weight == 0.55
-    assert config.exact_scan_threshold == 8_000
-    assert config.max_query_chars == 2_000
-    assert (config.min_k, config.max_k) == (1, 100)
+    assert config.selection.mmr_lambda == 0.5
+    assert config.rerank.weight == 0.55
+    assert config.candidates.exact_scan_threshold == 8_000
+
+
+def test_every_step_has_its_own_section() -> None:
+    sections = {
+        name
+        for name, info in RecallConfig.model_fields.items()
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)
+    }
+    assert sections == {
+        "query",
+        "candidates",
+        "fusion",
+        "heat",
+        "rerank",
+        "session_documents",
+        "late_interaction",
+        "session_late_interaction",
+        "selection",
+        "abstention",
+    }
 
 
 def test_every_intent_has_a_complete_profile() -> None:
@@ -48,9 +68,11 @@ def test_weights_for_returns_a_copy() -> None:
 
 def test_config_is_frozen_and_rejects_unknown_fields() -> None:
     with pytest.raises(ValidationError):
-        DEFAULT_RECALL_CONFIG.rrf_k = 10  # type: ignore[misc]
+        DEFAULT_RECALL_CONFIG.fusion.rrf_k = 10  # type: ignore[misc]
     with pytest.raises(ValidationError):
         RecallConfig(not_a_field=1)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError):
+        RecallConfig.model_validate({"rerank": {"not_a_field": 1}})
 
 
 def test_json_round_trip() -> None:
@@ -58,10 +80,14 @@ def test_json_round_trip() -> None:
     assert RecallConfig.model_validate_json(dumped) == DEFAULT_RECALL_CONFIG
 
 
-def test_model_copy_derives_variant() -> None:
-    variant = DEFAULT_RECALL_CONFIG.model_copy(update={"mmr_lambda": 0.8})
-    assert variant.mmr_lambda == 0.8
-    assert DEFAULT_RECALL_CONFIG.mmr_lambda == 0.5
+def test_overrides_derive_a_validated_variant() -> None:
+    variant = merge_overrides(DEFAULT_RECALL_CONFIG, {"selection": {"mmr_lambda": 0.8}}, "recall")
+    assert variant.selection.mmr_lambda == 0.8
+    assert variant.selection.min_pool == DEFAULT_RECALL_CONFIG.selection.min_pool
+    assert DEFAULT_RECALL_CONFIG.selection.mmr_lambda == 0.5
+    with pytest.raises(InvalidInput) as err:
+        merge_overrides(DEFAULT_RECALL_CONFIG, {"selection": {"mmr_lambda": 1.5}}, "recall")
+    assert err.value.field == "recall.selection.mmr_lambda"
 
 
 def test_missing_intent_profile_is_rejected() -> None:
@@ -90,13 +116,13 @@ def test_intent_keys_accept_plain_strings() -> None:
     assert config.weights_for(Intent.TEMPORAL) == DEFAULT_RECALL_CONFIG.weights_for(Intent.TEMPORAL)
 
 
-def test_incoherent_k_bounds_are_rejected() -> None:
-    with pytest.raises(ValidationError, match="min_k"):
-        RecallConfig(min_k=5, default_k=3)
+def test_out_of_range_values_are_rejected() -> None:
     with pytest.raises(ValidationError):
-        RecallConfig(mmr_lambda=1.5)
+        RecallConfig.model_validate({"selection": {"mmr_lambda": 1.5}})
     with pytest.raises(ValidationError):
-        RecallConfig(rerank_weight=-0.1)
+        RecallConfig.model_validate({"rerank": {"weight": -0.1}})
+    with pytest.raises(ValidationError, match="cover exactly the signals"):
+        RecallConfig.model_validate({"candidates": {"per_signal": {"vector": 10}}})
 
 
 def test_abstention_thresholds_validation() -> None:
@@ -108,20 +134,15 @@ def test_abstention_thresholds_validation() -> None:
         )
 
 
-@pytest.mark.parametrize(("k", "expected"), [(None, 10), (0, 1), (-3, 1), (7, 7), (500, 100)])
-def test_clamp_k(k: int | None, expected: int) -> None:
-    assert DEFAULT_RECALL_CONFIG.clamp_k(k) == expected
-
-
 def test_exact_scan_for_small_spaces_needs_no_overfetch() -> None:
-    config = DEFAULT_RECALL_CONFIG
+    config = DEFAULT_RECALL_CONFIG.candidates
     assert config.use_exact_scan(config.exact_scan_threshold)
     assert not config.use_exact_scan(config.exact_scan_threshold + 1)
     assert config.vector_fetch_size(100, space_size=500, filter_selectivity=0.01) == 100
 
 
 def test_vector_fetch_size_scales_with_selectivity_and_attempt() -> None:
-    config = DEFAULT_RECALL_CONFIG
+    config = DEFAULT_RECALL_CONFIG.candidates
     big = 1_000_000
     assert config.vector_fetch_size(100, space_size=big) == 200
     assert config.vector_fetch_size(100, space_size=big, filter_selectivity=0.5) == 400

@@ -1,48 +1,121 @@
-"""Tests for pipelines.recall.presets (search as configuration)."""
+"""Tests for pipelines.recall.presets (search as configuration: a preset is its steps)."""
 
 from __future__ import annotations
+
+from typing import get_args
 
 import pytest
 from pydantic import ValidationError
 
+from benchmarks.presets import BENCH_PRESETS, FULLTEXT, FUSED, FUSED_RERANK
 from pipelines.recall.config import DEFAULT_SIGNALS
-from pipelines.recall.presets import DEFAULT_PRESET, PRESETS, RecallPreset, get_preset
+from pipelines.recall.presets import DENSE, FAST, FULL, PRESETS, RecallPreset
+from pipelines.recall.request import DEFAULT_PRESET, PresetName
+from pipelines.recall.steps.candidates import Candidates
+from pipelines.recall.steps.fuse import Fuse
+from pipelines.recall.steps.rerank import Rerank
+from pipelines.recall.steps.select import Select
+from pipelines.recall.steps.understand import Understand
 
 
-def test_the_ladder_of_presets() -> None:
-    assert list(PRESETS) == ["dense", "fulltext", "fused", "fused_rerank", "full_no_late", "full"]
-    assert PRESETS["dense"].signals == ("vector",)
-    assert PRESETS["fulltext"].signals == ("fulltext",)
-    assert PRESETS["fused"].signals == DEFAULT_SIGNALS
-    assert not PRESETS["fused"].rerank and PRESETS["fused_rerank"].rerank
-    assert PRESETS["full"].rerank and PRESETS["full"].selection
-    assert PRESETS["full"].late_interaction and not PRESETS["fused_rerank"].late_interaction
-    assert PRESETS["full_no_late"] == PRESETS["full"].model_copy(
-        update={
-            "name": "full_no_late",
-            "description": PRESETS["full_no_late"].description,
-            "late_interaction": False,
-        }
-    )
-    assert DEFAULT_PRESET == "full"
+def kinds(preset: RecallPreset) -> list[str]:
+    return [s.kind for s in preset.steps]
+
+
+def test_the_product_presets_are_what_a_request_can_name() -> None:
+    assert list(PRESETS) == ["full", "fast", "dense"]
+    assert set(PRESETS) == set(get_args(PresetName)) and DEFAULT_PRESET == "full"
     for name, preset in PRESETS.items():
         assert preset.name == name and preset.description
 
 
+def test_full_runs_every_step_in_order() -> None:
+    assert kinds(FULL) == [
+        "understand",
+        "lexical_ahead",
+        "session_ranking",
+        "embed",
+        "candidates",
+        "fuse",
+        "rerank",
+        "session_documents",
+        "late_interaction",
+        "session_late_interaction",
+        "embeddings",
+        "select",
+        "order",
+        "abstain",
+        "touch",
+    ]
+    understand = FULL.understand
+    assert understand.signals == DEFAULT_SIGNALS
+    assert understand.speakers and understand.time_expressions and understand.intent_profiles
+    assert FULL.needs_query_vector() and FULL.needs_query_tokens()
+
+
+def test_fast_is_full_without_late_interaction() -> None:
+    assert kinds(FAST) == [
+        k for k in kinds(FULL) if k not in ("late_interaction", "session_late_interaction")
+    ]
+    assert FAST.needs_query_vector() and not FAST.needs_query_tokens()
+    assert [s for s in FAST.steps] == [s for s in FULL.steps if s.kind in kinds(FAST)]
+
+
+def test_dense_is_the_vector_signal_only() -> None:
+    assert DENSE.understand.signals == ("vector",) and not DENSE.understand.intent_profiles
+    assert not DENSE.has("rerank") and not DENSE.has("select")
+    assert not DENSE.needs_query_vector()  # only its vector signal embeds the query
+
+
+def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
+    assert list(BENCH_PRESETS) == ["fulltext", "dense", "fused", "fused_rerank", "fast", "full"]
+    assert FULLTEXT.understand.signals == ("fulltext",)
+    assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
+    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:5], "rerank", *kinds(FUSED)[5:]]
+    assert not any(p.has("select") for p in (FULLTEXT, FUSED, FUSED_RERANK))
+    assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
+    ablations = set(BENCH_PRESETS) - set(PRESETS)
+    assert ablations == {"fulltext", "fused", "fused_rerank"}  # not names a request can use
+
+
 def test_presets_are_frozen_and_validated() -> None:
     with pytest.raises(ValidationError):
-        PRESETS["dense"].rerank = True  # type: ignore[misc]
+        FULL.name = "other"  # type: ignore[misc]
     with pytest.raises(ValidationError, match="unknown signals"):
-        RecallPreset(name="x", description="x", signals=("vector", "magic"))
+        Understand(signals=("vector", "magic"))
     with pytest.raises(ValidationError, match="unique"):
-        RecallPreset(name="x", description="x", signals=("vector", "vector"))
+        Understand(signals=("vector", "vector"))
     with pytest.raises(ValidationError):
-        RecallPreset(name="x", description="x", signals=())
+        Understand(signals=())
     with pytest.raises(ValidationError):
-        RecallPreset(name="x", description="x", signals=("vector",), bogus=True)
+        Fuse(bogus=True)  # type: ignore[call-arg]
 
 
-def test_get_preset_names_the_known_ones() -> None:
-    assert get_preset("full") is PRESETS["full"]
-    with pytest.raises(KeyError, match="fused_rerank"):
-        get_preset("nope")
+def test_a_preset_checks_its_step_order() -> None:
+    with pytest.raises(ValidationError, match="needs the steps"):
+        RecallPreset(name="x", description="x", steps=(Understand(), Candidates()))
+    with pytest.raises(ValidationError, match="'fuse' needs 'candidates' before it"):
+        RecallPreset(name="x", description="x", steps=(Understand(), Fuse(), Candidates()))
+    with pytest.raises(ValidationError, match="unique"):
+        RecallPreset(name="x", description="x", steps=(Understand(), Candidates(), Fuse(), Fuse()))
+    with pytest.raises(ValidationError, match="'select' needs 'embeddings'"):
+        RecallPreset(
+            name="x", description="x", steps=(Understand(), Candidates(), Fuse(), Select())
+        )
+
+
+def test_variants_derive_by_removing_or_replacing_steps() -> None:
+    plain = FULL.replacing(Fuse(question_prior=False), name="plain", description="d")
+    assert kinds(plain) == kinds(FULL)
+    fuse = next(s for s in plain.steps if isinstance(s, Fuse))
+    assert not fuse.question_prior
+    with pytest.raises(ValueError, match="no step"):
+        DENSE.replacing(Rerank(), name="x", description="x")
+    assert FULL.without("rerank", name="n", description="d").has("rerank") is False
+
+
+def test_a_preset_dumps_its_steps_with_their_parameters() -> None:
+    dumped = FULL.model_dump(mode="json")
+    assert [s["kind"] for s in dumped["steps"]] == kinds(FULL)
+    assert dumped["steps"][0]["speakers"] is True
+    assert {"kind": "fuse", "question_prior": True} in dumped["steps"]

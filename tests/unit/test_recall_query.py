@@ -10,7 +10,6 @@ from pipelines.recall.query import (
     LUCENE_SPECIAL_CHARS,
     build_fulltext_query,
     clean_query,
-    decompose_query,
     ends_with_question,
     escape_lucene,
     extract_keywords,
@@ -22,15 +21,15 @@ from pipelines.recall.query import (
 
 
 def test_clean_query_normalises_whitespace_and_controls() -> None:
-    assert clean_query("  What\x00 did\tCaroline\u200b\n do? ") == "What did Caroline do?"
+    assert clean_query("  What\x00 did\tCaroline\u200b\n do? ", 2_000) == "What did Caroline do?"
 
 
 def test_clean_query_rejects_empty_and_too_long() -> None:
     with pytest.raises(ValueError, match="empty"):
-        clean_query(" \n\t ")
+        clean_query(" \n\t ", 2_000)
     with pytest.raises(ValueError, match="longer"):
-        clean_query("x" * 2_001)
-    assert clean_query("x" * 2_000) == "x" * 2_000
+        clean_query("x" * 2_001, 2_000)
+    assert clean_query("x" * 2_000, 2_000) == "x" * 2_000
     assert clean_query("abc", max_chars=3) == "abc"
 
 
@@ -75,76 +74,6 @@ def test_extract_keywords_never_returns_stop_words_or_blanks(text: str) -> None:
     assert all(k.strip() == k and k for k in keywords)
     assert len({k.casefold() for k in keywords}) == len(keywords)
     assert not {k.casefold() for k in keywords} & {"what", "when", "the", "did", "how"}
-
-
-# --- decompose_query
-
-
-def test_decompose_coordinated_names() -> None:
-    assert decompose_query("What do Jon and Gina both have in common?") == [
-        "What do Jon and Gina both have in common?",
-        "What do Jon have in common?",
-        "What do Gina have in common?",
-    ]
-
-
-def test_decompose_three_names_is_capped() -> None:
-    queries = decompose_query("Where did Ann, Bob and Cid meet?", max_queries=3)
-    assert queries == [
-        "Where did Ann, Bob and Cid meet?",
-        "Where did Ann meet?",
-        "Where did Bob meet?",
-    ]
-
-
-def test_decompose_multiple_questions() -> None:
-    queries = decompose_query("Where does Caroline work? When did she start?")
-    assert queries[0] == "Where does Caroline work? When did she start?"
-    assert "Where does Caroline work?" in queries
-    # "When did she start?" has the keyword "start"
-    assert "When did she start?" in queries
-
-
-def test_decompose_alternatives_and_comparisons() -> None:
-    assert decompose_query("Does the user prefer tea or coffee?") == [
-        "Does the user prefer tea or coffee?",
-        "Does the user prefer tea?",
-        "Does the user prefer coffee?",
-    ]
-    queries = decompose_query("What is the difference between yoga class and pilates class?")
-    assert queries[1:] == ["yoga class", "pilates class"]
-
-
-def test_decompose_sequence_split_only_with_content_on_both_sides() -> None:
-    assert decompose_query("Did Caroline visit the museum before the concert?") == [
-        "Did Caroline visit the museum before the concert?",
-        "Did Caroline visit the museum",
-        "the concert?",
-    ]
-    # a date is not an event: no split
-    assert decompose_query("What did Melanie paint after May 2023?") == [
-        "What did Melanie paint after May 2023?"
-    ]
-
-
-def test_decompose_rejects_zero_budget() -> None:
-    with pytest.raises(ValueError):
-        decompose_query("Jon and Gina", max_queries=0)
-
-
-def test_decompose_simple_query_is_unchanged() -> None:
-    assert decompose_query("  Where does   Caroline live? ") == ["Where does Caroline live?"]
-    assert decompose_query("") == []
-
-
-@given(st.text(max_size=150), st.integers(1, 6))
-def test_decompose_properties(text: str, max_queries: int) -> None:
-    queries = decompose_query(text, max_queries)
-    assert len(queries) <= max_queries
-    assert bool(queries) == bool(" ".join(text.split()).strip(" ,;:"))
-    assert all(extract_keywords(q) for q in queries[1:])
-    assert len({q.casefold().rstrip("?.! ") for q in queries}) == len(queries)
-    assert all(q for q in queries)
 
 
 # --- build_fulltext_query

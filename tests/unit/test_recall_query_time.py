@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.recall.query import TimeConstraint, resolve_time_expressions
+from pipelines.recall.time_expressions import TimeConstraint, resolve_time_expressions
 
 # Saturday 20 May 2023, 15:30 UTC
 NOW = datetime(2023, 5, 20, 15, 30, tzinfo=UTC)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -11,10 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.recall.selection import (
-    apply_similarity_floor,
-    dedupe_preserving_provenance,
     mmr_select,
-    normalise_text_key,
 )
 
 
@@ -158,46 +154,6 @@ def test_mmr_high_lambda_takes_every_distinct_item_before_a_duplicate(
     topics = [directions[int(p.id[1:])] for p in picks]
     distinct = len(set(directions))
     assert len(set(topics[:distinct])) == distinct
-
-
-def test_similarity_floor() -> None:
-    kept = apply_similarity_floor(["a", "b", "c", "d"], [0.5, 0.1, float("nan"), 0.4], 0.4)
-    assert kept == ["a", "d"]
-    with pytest.raises(ValueError):
-        apply_similarity_floor(["a"], [0.5, 0.6], 0.4)
-
-
-@dataclass(frozen=True)
-class _Chunk:
-    id: str
-    text: str
-    provenance: float
-
-
-def test_dedupe_keeps_highest_provenance_at_first_position() -> None:
-    items = [
-        _Chunk("chat-1", "Caroline  adopted a dog.", 0.6),
-        _Chunk("other", "Melanie paints.", 0.6),
-        _Chunk("engram-1", "caroline adopted a DOG.", 1.0),
-        _Chunk("web-1", "Caroline adopted a dog.", 0.1),
-    ]
-    groups = dedupe_preserving_provenance(
-        items, key=lambda c: normalise_text_key(c.text), provenance=lambda c: c.provenance
-    )
-    assert [g.kept.id for g in groups] == ["engram-1", "other"]
-    assert [c.id for c in groups[0].duplicates] == ["chat-1", "web-1"]
-    assert groups[1].duplicates == ()
-
-
-def test_dedupe_provenance_ties_keep_earliest() -> None:
-    items = [_Chunk("x", "same", 0.5), _Chunk("y", "same", 0.5)]
-    groups = dedupe_preserving_provenance(items, key=lambda c: c.text, provenance=lambda c: 0.5)
-    assert groups[0].kept.id == "x"
-    assert dedupe_preserving_provenance([], key=str, provenance=len) == []
-
-
-def test_normalise_text_key() -> None:
-    assert normalise_text_key("  Hello\n  WORLD ") == "hello world"
 
 
 def test_group_novelty_prefers_a_second_group_over_a_second_pick_of_the_first() -> None:

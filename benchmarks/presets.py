@@ -1,0 +1,34 @@
+"""The recall configurations the benchmark reports side by side: the product's presets
+(``full``, ``fast``, ``dense``) and the ablations built from the same steps, which the API
+does not offer. The harness hands them to :meth:`pipelines.recall.service.Recaller.recall`
+as preset objects."""
+
+from __future__ import annotations
+
+from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_FULLTEXT
+from pipelines.recall.presets import DENSE, FAST, FULL, RecallPreset, simple_preset
+from pipelines.recall.steps.rerank import Rerank
+from pipelines.recall.steps.understand import Understand
+
+FULLTEXT = simple_preset(
+    "fulltext",
+    "Full-text (BM25) only, on an escaped Lucene query.",
+    Understand(signals=(SIGNAL_FULLTEXT,), intent_profiles=False),
+)
+FUSED = simple_preset(
+    "fused",
+    "Weighted RRF of vector, full-text, entity, heat and recency signals.",
+    Understand(signals=DEFAULT_SIGNALS),
+)
+FUSED_RERANK = simple_preset(
+    "fused_rerank",
+    "fused + reranker (cross-encoder if loaded, else the context reranker).",
+    Understand(signals=DEFAULT_SIGNALS),
+    Rerank(),
+)
+
+#: Every configuration, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
+#: full without late interaction (``fast``), full.
+BENCH_PRESETS: dict[str, RecallPreset] = {
+    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL)
+}

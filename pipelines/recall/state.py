@@ -1,0 +1,170 @@
+"""What flows through the recall steps: the request's plan, the candidate pool, the ranking
+and everything read so far (:class:`RecallState`), plus the small value types it holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pipelines.recall.abstain import AbstentionDecision
+from pipelines.recall.intent import Intent
+from pipelines.recall.request import RecallRequest
+from pipelines.recall.time_expressions import TimeConstraint
+
+if TYPE_CHECKING:
+    from pipelines.recall.presets import RecallPreset
+
+#: Vector ranking restricted to a time window the query names ("in May 2023").
+SIGNAL_WINDOW = "window"
+ACTIVE_STATUSES = ("active",)
+WITH_SUPERSEDED_STATUSES = ("active", "superseded")
+
+Row = dict[str, Any]
+#: What a step says about one result (``explain=True``), by result id.
+Explanations = dict[str, dict[str, Any]]
+
+
+def statuses(request: RecallRequest) -> list[str]:
+    """The memory statuses a request reads: superseded ones only when it asks for them."""
+    return list(WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES)
+
+
+def ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
+    """Ids by score, best first; ties by id for determinism."""
+    return [item_id for _, item_id in sorted(scored, key=lambda p: (-p[0], p[1]))]
+
+
+def cosine_from_neo4j(score: float) -> float:
+    """Neo4j reports cosine similarity normalised to [0, 1] as (1 + cos) / 2."""
+    return 2.0 * score - 1.0
+
+
+def session_scope(request: RecallRequest) -> bool:
+    """Whether the session-level steps (session documents, session late interaction, session
+    novelty in selection) apply to ``request``: not with a ``time_to`` filter (a session's
+    document and token vectors hold what was said after it), a stage filter or a one-session
+    filter (a stage is usually one session or a few, so the lift would be about the same
+    for every candidate, and the round trip is not free)."""
+    f = request.filters
+    return (
+        f.time_to is None and f.stages is None and (f.sessions is None or len(set(f.sessions)) > 1)
+    )
+
+
+@dataclass
+class Candidate:
+    """A memory some signal found, with the raw score of every ranking that found it."""
+
+    id: str
+    text: str
+    speaker: str | None
+    role: str | None
+    kind: str | None
+    session_id: str | None
+    turn_index: int | None
+    stage_id: str | None
+    event_time: datetime | None
+    ingested_at: datetime | None
+    heat: float | None
+    last_access: datetime | None
+    #: whether its session has a turn by a speaker the query names (None: names none / no session)
+    named_speaker_session: bool | None = None
+    #: best raw score per ranking name ("vector", "window:0", "fulltext", "entity", ...)
+    raw: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpaceProfile:
+    """What recall knows about a space before it searches: its size (active memories), the
+    size of every space together (for the index's filter selectivity) and its speakers."""
+
+    size: int
+    total: int
+    speakers: tuple[str, ...]
+    expires: float = 0.0
+
+    @property
+    def selectivity(self) -> float:
+        return self.size / self.total
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the understand step derived from the request."""
+
+    query: str
+    content: str  # the query without the speakers it names (what the content must match)
+    vector_text: str  # what is embedded for the vector signal
+    k: int
+    pool: int  # candidates selection considers
+    intent: Intent
+    weights: dict[str, float]
+    keywords: list[str]
+    fulltext: str | None
+    entity_keys: list[str]
+    query_speakers: list[str]
+    windows: list[TimeConstraint]
+    now: datetime
+
+
+@dataclass
+class RecallState:
+    """One recall in progress. Steps read what earlier steps left and add their own part;
+    the runner owns ``complete``, ``timings`` and ``explanations``."""
+
+    request: RecallRequest
+    preset: RecallPreset
+    profile: SpaceProfile
+    #: the caller wants each result's embedding (the context assembler)
+    with_embeddings: bool = False
+    plan_: Plan | None = None
+    #: the embedding-free candidates, sent before the query is embedded
+    lexical: Future[list[Row]] | None = None
+    #: the session ranking (session documents): a call that returns it
+    session_ranking: Callable[[], list[str]] | None = None
+    query_vector: np.ndarray | None = None
+    query_tokens: np.ndarray | None = None
+    pool: dict[str, Candidate] = field(default_factory=dict)
+    #: the ranking, best first, and each candidate's score in it
+    order: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    #: share of the best content matches said by a speaker the query names (None: names none)
+    speaker_match: float | None = None
+    #: memory embeddings and late-interaction token vectors read so far (None: none stored)
+    embeddings: dict[str, np.ndarray] = field(default_factory=dict)
+    tokens: dict[str, bytes | None] = field(default_factory=dict)
+    #: the results, once a step chose them (selection, time order); else the head of ``order``
+    results: list[str] | None = None
+    abstention: AbstentionDecision | None = None
+    complete: bool = True
+    explanations: Explanations = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def plan(self) -> Plan:
+        if self.plan_ is None:
+            raise RuntimeError("no plan yet: the understand step runs first")
+        return self.plan_
+
+    @property
+    def explaining(self) -> bool:
+        return self.request.explain
+
+    @property
+    def wants_embeddings(self) -> bool:
+        """Whether memory embeddings are read: for selection, or for the caller."""
+        return self.with_embeddings or self.preset.has("select")
+
+    def final_ids(self) -> list[str]:
+        """The ids the recall returns, in order."""
+        return self.results if self.results is not None else self.order[: self.plan.k]
+
+    def set_ranking(self, ranking: Sequence[tuple[str, float]]) -> None:
+        """Replace the ranking (ids with scores, best first)."""
+        self.order = [item_id for item_id, _ in ranking]
+        self.scores = dict(ranking)

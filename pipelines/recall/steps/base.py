@@ -1,0 +1,82 @@
+"""The shape of a recall step, and what every step may use (:class:`StepContext`).
+
+A step is a frozen pydantic model: its fields are the parameters a preset gives it, its
+``run`` reads and extends the :class:`~pipelines.recall.state.RecallState`, and its tunables
+come from its own section of :class:`~pipelines.recall.config.RecallConfig`. The runner
+(:mod:`pipelines.recall.runner`) calls the steps of a preset in order and owns the deadline,
+the timings and the explanations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from pipelines.graph import GraphStore
+from pipelines.recall.config import RecallConfig
+from pipelines.recall.state import Explanations, RecallState
+
+
+class QueryEmbedder(Protocol):
+    """What recall needs of an embedding model (:mod:`pipelines.models.embeddings`); one that
+    also has ``encode_with_tokens`` gives late interaction its query token vectors."""
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class Reranker(Protocol):
+    """A cross-encoder (:class:`pipelines.models.reranker.FlashRankReranker`)."""
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """One recall's access to the outside world: its space, the configuration, the store,
+    the models, and the executor for round trips sent ahead (None: none are)."""
+
+    space: str
+    config: RecallConfig
+    store: GraphStore
+    embedder: QueryEmbedder
+    reranker: Reranker | None
+    executor: Executor | None
+    #: memories in the given stages (cached by the Recaller): the exact-scan choice
+    stage_scope_size: Callable[[Sequence[str]], int]
+
+
+class RecallStep(BaseModel):
+    """One step of a recall preset. Subclasses set ``kind`` (a literal: its name in the
+    preset, the timings and the step order) and implement :meth:`run`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    #: Skipped once the request's deadline has passed (the response then says incomplete).
+    optional: ClassVar[bool] = False
+    #: Where its explanations go in a result's ``explain`` (None: the top level).
+    explain_as: ClassVar[str | None] = None
+    #: Steps that must come before it in a preset (when present there).
+    after: ClassVar[tuple[str, ...]] = ()
+    #: Steps that must be in the preset, before it.
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: It reads the query's embedding / its late-interaction token vectors.
+    needs_query_vector: ClassVar[bool] = False
+    needs_query_tokens: ClassVar[bool] = False
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        """Whether the step has anything to do for this state (else it is not run, not
+        timed, and a passed deadline does not count against it)."""
+        return True
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        """Do the step; return what it says about each result when ``state.explaining``."""
+        raise NotImplementedError

@@ -1,0 +1,38 @@
+"""Step ``embeddings``: the stored embeddings of the head of the ranking that earlier steps
+did not bring, for selection (the oversampled head) or for the caller (the results)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from pipelines.recall.state import Explanations, RecallState, Row
+from pipelines.recall.steps.base import RecallStep, StepContext
+
+
+class Embeddings(RecallStep):
+    kind: Literal["embeddings"] = "embeddings"
+    optional = True
+    requires = ("fuse",)
+    after = ("rerank", "session_documents", "late_interaction", "session_late_interaction")
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return bool(state.order) and state.wants_embeddings
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        plan = state.plan
+        head = state.order[: plan.pool if state.preset.has("select") else plan.k]
+        missing = [i for i in head if i not in state.embeddings]
+        if missing:
+            rows = ctx.store.read("recall/embeddings", space=ctx.space, ids=missing)
+            state.embeddings.update(parse_embeddings(rows))
+        return None
+
+
+def parse_embeddings(rows: list[Row]) -> dict[str, np.ndarray]:
+    return {
+        r["id"]: np.asarray(r["embedding"], dtype=np.float32)
+        for r in rows
+        if r["embedding"] is not None
+    }

@@ -1,0 +1,72 @@
+"""Step ``late_interaction``: rescore the head of the ranking by MaxSim of the query's token
+vectors against each memory's stored ones (:func:`~pipelines.recall.fusion.head_blend`), a
+reranker that needs no new weights.
+
+Token vectors the rerank's round trip did not bring are read here; memories without any
+(stored before token vectors, or in another format: the ``token_vectors`` job fills them
+in) get no late-interaction score."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack
+from pipelines.recall.config import LateInteractionConfig
+from pipelines.recall.fusion import head_blend
+from pipelines.recall.state import Explanations, RecallState
+from pipelines.recall.steps.base import RecallStep, StepContext
+
+
+class LateInteraction(RecallStep):
+    kind: Literal["late_interaction"] = "late_interaction"
+    optional = True
+    explain_as = "late_interaction"
+    requires = ("fuse",)
+    after = ("rerank", "session_documents")
+    needs_query_tokens = True
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return bool(state.order) and state.query_tokens is not None
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        assert state.query_tokens is not None  # applies() checked it
+        cfg = ctx.config.late_interaction
+        missing = [i for i in state.order[: cfg.window] if i not in state.tokens]
+        if missing:
+            rows = ctx.store.read(
+                "recall/token_vectors", space=ctx.space, ids=missing, token_format=TOKEN_FORMAT
+            )
+            state.tokens.update(dict.fromkeys(missing))
+            state.tokens.update({r["id"]: r["tokens"] for r in rows})
+        return late_blend(state, state.query_tokens, cfg)
+
+
+def late_blend(
+    state: RecallState, query_tokens: np.ndarray, cfg: LateInteractionConfig
+) -> Explanations:
+    """Blend the late-interaction scores of the head (from ``state.tokens``) into the
+    ranking; nothing changes when fewer than two memories of the head have token vectors."""
+    window = state.order[: cfg.window]
+    late = {}
+    for item_id in window:
+        blob = state.tokens.get(item_id)
+        if blob:
+            late[item_id] = late_score(query_tokens, unpack(blob), cfg.length_penalty)
+    if len(late) < 2:
+        return {}
+    before = state.scores
+    blended = head_blend([(i, before[i]) for i in state.order], late, cfg.weight, cfg.window)
+    notes: dict[str, dict[str, Any]] = {}
+    if state.explaining:
+        for b in blended:
+            if b.reranked:
+                notes[b.id] = {
+                    "score": late[b.id],
+                    "normalised": b.rerank_norm,
+                    "before": before[b.id],
+                    "after": b.score,
+                }
+    state.set_ranking([(b.id, b.score) for b in blended])
+    return notes

@@ -1,0 +1,95 @@
+"""Steps ``session_ranking`` and ``session_documents``: lift the candidates of the
+conversation sessions that BM25 over whole-session documents ranks high
+(:mod:`pipelines.session_documents`). A session that covers the question's words across
+several turns is likely the conversation it asks about.
+
+``session_ranking`` sends the session-level search ahead (beside the candidates, with an
+executor); ``session_documents`` waits for it and lifts the ranking. Neither runs for a
+request bounded in time, restricted to stages or to one session
+(:func:`~pipelines.recall.state.session_scope`), or without full-text terms."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pipelines import spaces
+from pipelines.recall.fusion import session_rank_boost
+from pipelines.recall.query import scope_fulltext_query
+from pipelines.recall.state import Explanations, RecallState, session_scope
+from pipelines.recall.steps.base import RecallStep, StepContext
+
+
+class SessionRanking(RecallStep):
+    kind: Literal["session_ranking"] = "session_ranking"
+    requires = ("understand",)
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return (
+            session_scope(state.request)
+            and ctx.config.session_documents.weight > 0.0
+            and bool(state.plan.fulltext)
+        )
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        fulltext = state.plan.fulltext or ""
+        params = {
+            "space": ctx.space,
+            "fulltext": scope_fulltext_query(fulltext, spaces.fulltext_tag(ctx.space), "texts"),
+            "session_k": ctx.config.session_documents.k,
+        }
+        store = ctx.store
+
+        def read() -> list[str]:
+            rows = store.read("recall/session_ranking", **params)
+            return [r["session_id"] for r in rows]
+
+        if ctx.executor is not None and ctx.config.candidates.concurrent_signals:
+            state.session_ranking = ctx.executor.submit(read).result
+        else:
+            state.session_ranking = read
+        return None
+
+
+class SessionDocuments(RecallStep):
+    kind: Literal["session_documents"] = "session_documents"
+    explain_as = "session_document"
+    requires = ("session_ranking", "fuse")
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return bool(state.order) and state.session_ranking is not None
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        assert state.session_ranking is not None  # applies() checked it
+        cfg = ctx.config.session_documents
+        return session_lift(state, state.session_ranking(), cfg.weight, cfg.rrf_k)
+
+
+def session_lift(
+    state: RecallState,
+    ranking: list[str],
+    weight: float,
+    rrf_k: int,
+    session_scores: dict[str, float] | None = None,
+) -> Explanations:
+    """Lift candidates by the rank of their session in ``ranking``
+    (:func:`~pipelines.recall.fusion.session_rank_boost`); explain each with its session's
+    rank (and score, when the ranking came from scores)."""
+    pool, before = state.pool, state.scores
+    rank = {session_id: r for r, session_id in enumerate(ranking)}
+    boosted = session_rank_boost(
+        [(i, before[i]) for i in state.order],
+        {i: pool[i].session_id for i in state.order},
+        rank,
+        weight,
+        rrf_k,
+    )
+    notes: dict[str, dict[str, Any]] = {}
+    if state.explaining:
+        for item_id, score in boosted:
+            session_id = pool[item_id].session_id
+            entry: dict[str, Any] = {"session": session_id, "rank": rank.get(session_id or "")}
+            if session_scores is not None:
+                entry["score"] = session_scores.get(session_id or "")
+            notes[item_id] = entry | {"before": before[item_id], "after": score}
+    state.set_ranking(boosted)
+    return notes

@@ -1,0 +1,130 @@
+"""Step ``understand`` (pure): the request's :class:`~pipelines.recall.state.Plan`.
+
+The query's intent (its signal-weight profile), keywords, the full-text query, the entity
+keys and speakers it names, the time windows it names, and the text its embedding is
+computed from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from pipelines.graph import as_utc
+from pipelines.ingest.entities import canonicalize
+from pipelines.recall.config import (
+    DEFAULT_SIGNALS,
+    SIGNAL_ENTITY,
+    SIGNAL_FULLTEXT,
+    QueryConfig,
+    RecallConfig,
+)
+from pipelines.recall.intent import Intent, classify_intent
+from pipelines.recall.query import (
+    STOP_WORDS,
+    build_fulltext_query,
+    extract_keywords,
+    find_speakers,
+    strip_speakers,
+)
+from pipelines.recall.request import RecallRequest
+from pipelines.recall.state import Explanations, Plan, RecallState, SpaceProfile
+from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.time_expressions import TimeConstraint, resolve_time_expressions
+
+
+class Understand(RecallStep):
+    kind: Literal["understand"] = "understand"
+    #: The signals fused (the others get weight 0).
+    signals: tuple[str, ...] = Field(DEFAULT_SIGNALS, min_length=1)
+    #: Use the intent's weight profile; off: the semantic (balanced) profile always.
+    intent_profiles: bool = True
+    #: Resolve time expressions ("last March") against the question time: boosts and
+    #: candidate windows.
+    time_expressions: bool = False
+    #: Speakers named in the query: search the content without the names and boost the
+    #: memories those speakers said (and their conversations).
+    speakers: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> Understand:
+        unknown = [s for s in self.signals if s not in DEFAULT_SIGNALS]
+        if unknown:
+            raise ValueError(f"unknown signals {unknown}; known: {list(DEFAULT_SIGNALS)}")
+        if len(set(self.signals)) != len(self.signals):
+            raise ValueError("signals must be unique")
+        return self
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        state.plan_ = self.plan(state.request, state.profile, ctx.config)
+        return None
+
+    def plan(self, request: RecallRequest, profile: SpaceProfile, config: RecallConfig) -> Plan:
+        query, cfg = request.query, config.query
+        intent = classify_intent(query).intent
+        profile_intent = intent if self.intent_profiles else Intent.SEMANTIC
+        weights = {
+            s: (w if s in self.signals else 0.0)
+            for s, w in config.weights_for(profile_intent).items()
+        }
+        now = as_utc(request.now) or datetime.now(UTC)
+        named, query_speakers, content = self.speakers_in(query, profile)
+        windows: list[TimeConstraint] = []
+        if self.time_expressions:
+            windows = resolve_time_expressions(query, now, timedelta(days=cfg.recent_window_days))
+        fulltext = None
+        if weights[SIGNAL_FULLTEXT] > 0.0:
+            fulltext = build_fulltext_query(
+                content, cfg.fulltext_max_terms, cfg.fulltext_phrase_boost
+            )
+        # Speakers are never entity seeds: a space's speakers are mentioned everywhere
+        # (people address each other by name), so they would flood the entity signal.
+        keys = entity_keys(query, named, cfg) if weights[SIGNAL_ENTITY] > 0.0 else []
+        sel = config.selection
+        pool = request.oversample or max(request.k * sel.oversample, sel.min_pool)
+        return Plan(
+            query=query,
+            content=content,
+            vector_text=content if cfg.strip_speakers_for_vector else query,
+            k=request.k,
+            pool=max(pool, request.k),
+            intent=intent,
+            weights=weights,
+            keywords=extract_keywords(content),
+            fulltext=fulltext,
+            entity_keys=keys,
+            query_speakers=query_speakers,
+            windows=windows,
+            now=now,
+        )
+
+    def speakers_in(self, query: str, profile: SpaceProfile) -> tuple[list[str], list[str], str]:
+        """(speakers the query names, those this step uses, the query without the latter)."""
+        named = find_speakers(query, profile.speakers)
+        used = named if self.speakers else []
+        return named, used, (strip_speakers(query, used) if used else query)
+
+    def vector_text(self, query: str, profile: SpaceProfile, config: RecallConfig) -> str:
+        """The text embedded for ``query`` (already cleaned)."""
+        _, _, content = self.speakers_in(query, profile)
+        return content if config.query.strip_speakers_for_vector else query
+
+
+def entity_keys(query: str, query_speakers: Sequence[str], cfg: QueryConfig) -> list[str]:
+    """Canonical keys of the query's word n-grams that are not all stop words; the
+    speakers the query names are left out (they are handled by the speaker boost)."""
+    words = [w.strip(".,;:!?\"'()[]{}") for w in query.split()]
+    words = [w for w in words if w]
+    skip = {canonicalize(s) for s in query_speakers}
+    keys: list[str] = []
+    for n in range(1, cfg.entity_ngram_max + 1):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if all(w.casefold() in STOP_WORDS for w in gram):
+                continue
+            key = canonicalize(" ".join(gram))
+            if key and key not in skip:
+                keys.append(key)
+    return list(dict.fromkeys(keys))[: cfg.entity_max_keys]

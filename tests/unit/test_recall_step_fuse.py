@@ -1,0 +1,68 @@
+"""Step ``fuse`` on an in-memory pool: rankings, weighted RRF, boosts, explanations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.state import cosine_from_neo4j
+from pipelines.recall.steps.fuse import Fuse, fuse, rankings
+from pipelines.recall.time_expressions import TimeConstraint
+from tests.unit.recall_state import NOW, cand, ctx, plan, state
+
+CFG = DEFAULT_RECALL_CONFIG
+
+
+def _pool(*candidates):
+    return {c.id: c for c in candidates}
+
+
+def test_rankings_break_ties_by_id_and_drop_flat_context_signals() -> None:
+    pool = _pool(
+        cand("b", raw={"vector": 0.8}, heat=0.5),
+        cand("a", raw={"vector": 0.8, "fulltext": 2.0}, heat=0.5),
+        cand("c", raw={"fulltext": 3.0}, heat=0.5, event_time=NOW - timedelta(days=1)),
+        cand("d", raw={"heat": 1.0}, heat=0.9),  # a heat-only candidate: not a content match
+    )
+    r = rankings(pool, plan(), CFG)
+    assert r["vector"] == ["a", "b"] and r["fulltext"] == ["c", "a"]
+    assert "heat" not in r  # every content candidate is equally hot
+    assert "recency" not in r  # one dated candidate says nothing
+
+
+def test_fusion_boosts_and_explains() -> None:
+    window = TimeConstraint(
+        datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC), "May", "range"
+    )
+    pool = _pool(
+        cand("a", raw={"vector": 0.9}, speaker="Bob"),
+        cand("b", raw={"vector": 0.8}, speaker="Ann", event_time=datetime(2023, 5, 5, tzinfo=UTC)),
+        cand("c", raw={"vector": 0.7}, text="Did you go?", named_speaker_session=True),
+    )
+    p = plan(query_speakers=["Ann"], windows=[window])
+    ranking, notes, speaker_match = fuse(pool, p, CFG, question_prior=True, explain=True)
+    assert ranking[0][0] == "b"  # time and speaker boosts lift it over "a"
+    assert notes["b"]["boosts"] == {"time": 1.3, "speaker": 1.6}
+    assert notes["c"]["boosts"] == {"speaker_session": 3.0, "question": 0.7}
+    assert speaker_match == 1 / 3  # of the best 3 content matches, one said by Ann
+    assert notes["a"]["signals"]["vector"]["rank"] == 1
+    assert notes["a"]["signals"]["vector"]["score"] == cosine_from_neo4j(0.9)
+    assert notes["a"]["fused"] > 0
+    _, silent, _ = fuse(pool, p, CFG, question_prior=False, explain=False)
+    assert silent == {}
+    plain, _, none = fuse(pool, plan(), CFG, question_prior=False, explain=False)
+    assert [i for i, _ in plain] == ["a", "b", "c"] and none is None
+
+
+def test_window_rankings_weigh_like_the_vector_signal() -> None:
+    pool = _pool(cand("a", raw={"window:0": 0.9}), cand("b", raw={"vector": 0.9}))
+    _, notes, _ = fuse(pool, plan(), CFG, question_prior=False, explain=True)
+    assert notes["a"]["signals"]["window:0"]["weight"] == CFG.fusion.time_window_weight
+
+
+def test_run_replaces_the_ranking() -> None:
+    s = state([cand("a", raw={"fulltext": 1.0}), cand("b", raw={"fulltext": 2.0})])
+    s.explanations = {}
+    notes = Fuse().run(s, ctx())
+    assert s.order == ["b", "a"] and set(s.scores) == {"a", "b"}
+    assert notes is not None and set(notes) == {"a", "b"}
