@@ -18,7 +18,11 @@ def error_body(code: str, message: str, field: str | None = None) -> dict[str, A
 
 
 def _field_of(loc: tuple[Any, ...]) -> str | None:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    """The field path of a validation error: its location without the leading part of the
+    request it is in (a body field may itself be called ``query``)."""
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
     return ".".join(parts) or None
 
 

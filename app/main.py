@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
@@ -37,6 +38,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         own = engine is None
         app.state.engine = engine or Engine.start(engine_settings(settings))
         log.info("Mnemograph ready: %s", app.state.engine.readiness())
+        # Reads context assembly issues ahead of the step that needs them.
+        app.state.read_ahead = ThreadPoolExecutor(max_workers=8, thread_name_prefix="assemble")
         scheduler = None
         if settings.scheduler_enabled:
             from pipelines.consolidate.scheduler import Scheduler
@@ -48,6 +51,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         finally:
             if scheduler is not None:
                 scheduler.stop()
+            app.state.read_ahead.shutdown(wait=True, cancel_futures=True)
             if own:
                 app.state.engine.close()
 

@@ -208,6 +208,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
         engine = start_engine(neo.uri)
         preexisting_memories(engine, neo)
+        plans: list[Any] = []
         try:
             system = MnemographSystem(
                 engine, progress=options.progress, recall_api=api, recall_config=recall_config
@@ -231,6 +232,8 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
                     results[setting]["reference_seconds"] = res["seconds"]
                 reference_seconds = time.perf_counter() - t_ref
         finally:
+            for plan in plans:
+                plan.system.close()
             engine.close()
         neo_desc = neo.describe()
     total = time.perf_counter() - t0

@@ -203,6 +203,8 @@ class _Recall:
     def close(self) -> None:
         if self.client is not None:
             self.client.__exit__(None, None, None)
+        if self._assembler is not None:
+            self._assembler.close()
 
     def recall(self, space: str, query: str) -> tuple[float, dict[str, float]]:
         t0 = time.perf_counter()

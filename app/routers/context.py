@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 
 from app.schemas.context import ContextBody, ContextOut
 from app.wiring import get_engine
-from pipelines.assemble.service import Assembler, ContextRequest, TemplateSlot
+from pipelines.assemble.service import Assembler
 from pipelines.engine import Engine
 
 router = APIRouter(prefix="/v1/spaces", tags=["context"])
@@ -16,11 +16,12 @@ _lock = threading.Lock()
 
 
 def get_assembler(request: Request, engine: Engine = Depends(get_engine)) -> Assembler:
-    """One assembler per app and engine (it keeps recall's per-space profile cache)."""
+    """One assembler per app and engine (it keeps recall's per-space profile cache); its
+    read-ahead pool is the app's (``app.state.read_ahead``, shut down with the app)."""
     with _lock:
         assembler = getattr(request.app.state, "assembler", None)
         if assembler is None or assembler.engine is not engine:
-            assembler = Assembler(engine)
+            assembler = Assembler(engine, read_ahead=request.app.state.read_ahead)
             request.app.state.assembler = assembler
     return assembler
 
@@ -33,28 +34,7 @@ def assemble_context(
     stage's memories, related memories of other stages (Personalized PageRank over the entity
     graph) and summaries of the rest, as delimited data blocks, plus a report of what was
     selected, condensed and cut."""
-    result = assembler.assemble(
-        space,
-        ContextRequest(
-            query=body.query,
-            context_window=body.context_window,
-            headroom=body.headroom,
-            split=tuple(body.split),  # type: ignore[arg-type]  # length checked by the service
-            stage=body.stage,
-            session=body.session,
-            template=[
-                TemplateSlot(s.key, s.content, s.priority, s.condenser) for s in body.template
-            ]
-            if body.template is not None
-            else None,
-            as_of=body.as_of,
-            explain=body.explain,
-            now=body.now,
-            flat=body.flat,
-            ablate=frozenset(body.ablate),
-            include_superseded=body.include_superseded,
-        ),
-    )
+    result = assembler.assemble(space, body)
     return ContextOut(
         sections=result.sections,
         prompt=result.prompt,

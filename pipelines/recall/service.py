@@ -44,6 +44,7 @@ from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.graph import as_utc, from_epoch_micros
 from pipelines.ingest.entities import canonicalize
+from pipelines.models.embeddings import Embedder
 from pipelines.models.late_interaction import (
     TOKEN_FORMAT,
     late_score,
@@ -278,9 +279,18 @@ class Recaller:
     list, and the size of each stage filter it was given (which chooses between the exact
     scan and the index), each for ``config.space_profile_ttl_s`` seconds."""
 
-    def __init__(self, engine: Engine, config: RecallConfig = DEFAULT_RECALL_CONFIG) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        config: RecallConfig = DEFAULT_RECALL_CONFIG,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.engine = engine
         self.config = config
+        # The query embedder: the engine's, or one a caller wraps around it (the assembler's
+        # memo, so one assembly embeds its query once).
+        self.embedder: Embedder = embedder if embedder is not None else engine.embedder
         self._profiles: dict[str, _Profile] = {}
         # (space, stage ids) -> (memories in those stages, expiry): the exact-scan choice
         self._scope_sizes: dict[tuple[str, tuple[str, ...]], tuple[int, float]] = {}
@@ -575,9 +585,9 @@ class Recaller:
         if not self._needs_embedding(plan):
             return None, None
         texts = [plan.vector_text, *plan.subqueries]
-        with_tokens = getattr(self.engine.embedder, "encode_with_tokens", None)
+        with_tokens = getattr(self.embedder, "encode_with_tokens", None)
         if not plan.preset.late_interaction or with_tokens is None:
-            return self.engine.embedder.encode(texts), None
+            return self.embedder.encode(texts), None
         vectors, tokens = with_tokens(texts)
         return vectors, tokens[0]
 
@@ -1211,7 +1221,7 @@ class Recaller:
         """MMR selection; with the session steps on, with session novelty
         (``session_novelty``) over the candidates' conversation sessions."""
         head = order
-        dims = self.engine.embedder.dimensions
+        dims = self.embedder.dimensions
         matrix = np.zeros((len(head), dims), dtype=np.float64)
         for row, item_id in enumerate(head):
             emb = embeddings.get(item_id)
