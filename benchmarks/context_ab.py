@@ -1,13 +1,19 @@
 """Two checkouts' context assembler side by side on one space: same responses? how fast?
 
     python -m benchmarks.context_ab ingest --out spaces.json [--neo4j-uri URI]
+    python -m benchmarks.context_ab schemas --spaces spaces.json
     python -m benchmarks.context_ab run --old /path/to/old/checkout --spaces spaces.json \\
         [--neo4j-uri URI] [--questions 300] [--out ab.json]
 
 ``ingest`` puts LoCoMo into the benchmark Neo4j (the scale setting: every conversation in one
-space, stages from sessions, as the harness does; and the first conversation alone) and writes
-the space ids.  ``run`` starts one worker process per checkout (this one and ``--old``, each
-importing its own code, on the same database) and sends both the same calls, alternating which
+space, stages from sessions, as the harness does; and the first conversation alone), builds
+every stage's schema summary and writes the space ids.  The summaries are built up front
+because the assembler builds missing ones on demand, and stage inference reads the ones that
+exist: on a database where they are still being built, a call's answer depends on the calls
+before it, in either checkout.  ``schemas`` builds them for spaces ingested earlier.
+
+``run`` starts one worker process per checkout (this one and ``--old``, each importing its own
+code, on the same database) and sends both the same calls, alternating which
 goes first: every variant of every question is compared on its whole response (prompt,
 sections, included ids, and the report without its timings), and the product call's latency
 inside the worker is kept per checkout.  The output gives the p50 of each, their ratio and the
@@ -268,6 +274,7 @@ def ingest(args: argparse.Namespace) -> int:
             system.prepare(single, _unit_sessions(convs[:1], False, True))
         finally:
             engine.close()
+            build_schemas(engine, [scale, single])
         spaces = {
             "uri": neo.uri,
             "pid": neo.pid,
@@ -280,12 +287,39 @@ def ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def build_schemas(engine: Any, space_ids: list[str]) -> None:
+    """Every stage's schema summary in ``space_ids``, built now (what Phase 3 would build on
+    demand), so that the database no longer changes under the calls compared."""
+    from pipelines.consolidate.schemas import ensure_schemas
+
+    for space in space_ids:
+        stages = [r["id"] for r in engine.store.read("assemble/stages", space=space, as_of=None)]
+        for start in range(0, len(stages), 50):
+            ensure_schemas(engine, space, stages[start : start + 50])
+        print(f"{space}: {len(stages)} stage schemas built", flush=True)
+
+
+def schemas(args: argparse.Namespace) -> int:
+    from benchmarks.instance import start_engine
+
+    spaces = json.loads(Path(args.spaces).read_text())
+    engine = start_engine(args.neo4j_uri or spaces["uri"])
+    try:
+        build_schemas(engine, [spaces["scale"], spaces["single"]])
+    finally:
+        engine.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.context_ab", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     i = sub.add_parser("ingest", help="LoCoMo into the benchmark Neo4j (kept running)")
     i.add_argument("--out", required=True)
     i.add_argument("--neo4j-uri", default=None)
+    b = sub.add_parser("schemas", help="build every stage summary of the spaces")
+    b.add_argument("--spaces", required=True)
+    b.add_argument("--neo4j-uri", default=None)
     r = sub.add_parser("run", help="compare this checkout with --old on the same spaces")
     r.add_argument("--old", required=True)
     r.add_argument("--spaces", required=True)
@@ -299,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.cmd == "worker":
         return _worker(args.neo4j_uri)
-    return ingest(args) if args.cmd == "ingest" else run(args)
+    commands = {"ingest": ingest, "schemas": schemas, "run": run}
+    return commands[str(args.cmd)](args)
 
 
 if __name__ == "__main__":

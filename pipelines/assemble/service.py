@@ -73,22 +73,13 @@ from pipelines.assemble.render import (
     decompose_prompt,
     layout,
     read_back,
-    slot_reports,
 )
 from pipelines.assemble.report import (
-    AssemblyReport,
-    BudgetReport,
-    CurrentStagePhase,
-    ItemReport,
-    PhaseCounts,
     PhasesReport,
     RelatedFacts,
-    RelatedPriorPhase,
     StageReport,
     StageVote,
     SummariesFacts,
-    SummariesPhase,
-    Validity,
 )
 from pipelines.assemble.request import (
     FLAT_SECTION,
@@ -97,6 +88,13 @@ from pipelines.assemble.request import (
     ContextRequest,
     Experiment,
     TemplateSlot,
+)
+from pipelines.assemble.respond import (
+    ContextResponse,
+    assembly_report,
+    response,
+    staged_budget,
+    staged_phases,
 )
 from pipelines.assemble.run import Clock, Run
 from pipelines.assemble.stage import (
@@ -115,18 +113,6 @@ from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.service import Recaller
 
 __all__ = ["Assembler", "ContextRequest", "ContextResponse", "Experiment", "TemplateSlot"]
-
-
-@dataclass(frozen=True)
-class ContextResponse:
-    sections: dict[str, str]
-    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` in flat
-    mode): the section text as it stands in the prompt."""
-    prompt: str
-    report: AssemblyReport
-    included_ids: dict[str, list[str]]
-    """Memory ids per section whose record made it into the prompt (summaries are not
-    memories: their stage ids are in ``report.phases.stage_summaries.included_stages``)."""
 
 
 class Assembler:
@@ -278,10 +264,11 @@ def _staged(run: Run, mode: ModeChoice, named: Stage | None, how: str | None) ->
         run.est, phases, label, scope.split, minimums, lay.section_budget, time_order
     )
     result, back = _render_staged(run, lay, packed)
-    reports = _phase_reports(run, scope, phases, packed, back, related.facts, facts3)
-    budget = _staged_budget(run, lay, result, scope, packed)
-    report = _report(run, mode, scope.report, result, back, budget, reports)
-    return _response(result, back, report)
+    facts = (related.facts, facts3)
+    reports = staged_phases(run, phases, packed, back, minimums, shares, facts)
+    budget = staged_budget(run, lay, result, scope.split, packed)
+    report = assembly_report(run, mode, scope.report, result, back, budget, reports)
+    return response(result, back, report)
 
 
 def _current_stage(
@@ -408,68 +395,6 @@ def _render_staged(run: Run, lay: Layout, packed: Packed) -> tuple[DecomposedPro
     return result, read_back(run, result, slot_of, chosen)
 
 
-def _counts(
-    run: Run, items: Sequence[Item], count: int, minimum: int, share: int, included: int
-) -> PhaseCounts:
-    """A phase's counts: selected (the first ``count`` of its ranked ``items``), dropped,
-    its minimum and share, what survived the decomposer, and (``explain``) every item."""
-    counts = PhaseCounts(
-        selected=count,
-        dropped=max(0, len(items) - count),
-        minimum=minimum,
-        share_tokens=share,
-        included=included,
-    )
-    if run.explain:
-        counts.items = [
-            ItemReport(id=i.id, tokens=i.tokens, score=i.score, selected=n < count, **i.detail)
-            for n, i in enumerate(items)
-        ]
-    return counts
-
-
-def _phase_reports(
-    run: Run,
-    scope: _Scope,
-    phases: Sequence[Sequence[Item]],
-    packed: Packed,
-    back: ReadBack,
-    facts2: RelatedFacts,
-    facts3: SummariesFacts,
-) -> PhasesReport:
-    n, mins, shares = packed.counts, scope.minimums, scope.shares
-    present = back.present
-    current = CurrentStagePhase(
-        candidates=len(phases[0]),
-        selection="score" if run.ablated("selection") else "mmr",
-        **dict(_counts(run, phases[0], n[0], mins[0], shares[0], len(present["current_stage"]))),
-    )
-    related = RelatedPriorPhase(
-        **dict(facts2),
-        **dict(_counts(run, phases[1], n[1], mins[1], shares[1], len(present["related_prior"]))),
-    )
-    shown = present.get("stage_summaries", [])
-    summaries = SummariesPhase(
-        **dict(facts3),
-        **dict(_counts(run, phases[2], n[2], mins[2], shares[2], len(shown))),
-        included_stages=[i.id for i in shown],
-    )
-    if not packed.with_summaries:
-        summaries.section = "left out: no summary selected"
-    return PhasesReport(current_stage=current, related_prior=related, stage_summaries=summaries)
-
-
-def _staged_budget(
-    run: Run, lay: Layout, result: DecomposedPrompt, scope: _Scope, packed: Packed
-) -> BudgetReport:
-    budget = budget_report(run, lay, result)
-    budget.effective_split = [round(x, 4) for x in scope.split]
-    budget.phase_shares = list(packed.plan.shares)
-    budget.phase_planned_tokens = list(packed.plan.tokens)
-    budget.phase_granted = list(packed.fitted.allocation.granted)
-    return budget
-
-
 # ----------------------------------------------------------------------------- flat mode
 
 
@@ -488,53 +413,5 @@ def _flat(
     flat.phase.included = len(back.present[FLAT_SECTION])
     budget = budget_report(run, flat.layout, flat.result)
     phases = PhasesReport(recalled=flat.phase)
-    report = _report(run, mode, stage, flat.result, back, budget, phases)
-    return _response(flat.result, back, report)
-
-
-# ----------------------------------------------------------------------------- the response
-
-
-def _report(
-    run: Run,
-    mode: ModeChoice,
-    stage: StageReport | None,
-    result: DecomposedPrompt,
-    back: ReadBack,
-    budget: BudgetReport,
-    phases: PhasesReport,
-) -> AssemblyReport:
-    report = AssemblyReport(
-        validity=Validity(
-            include_superseded=run.request.include_superseded,
-            as_of=run.as_of.isoformat() if run.as_of else None,
-        ),
-        ablate=sorted(run.experiment.ablate),
-        mode=mode.mode,
-        mode_reason=mode.reason,
-        density=mode.density,
-        total_tokens=result.prompt_tokens,
-        tokens=back.tokens,
-        budget=budget,
-        phases=phases,
-        slots=slot_reports(result),
-        retention={s.key: round(s.retention, 4) for s in result.slots},
-        condensers={s.key: s.condenser for s in result.slots if s.condenser is not None},
-        warning=result.warning,
-        fast_path=result.fast_path,
-        safety_iterations=result.safety_iterations,
-        timings_ms=run.clock.total(),
-    )
-    if stage is not None:
-        report.stage = stage
-    return report
-
-
-def _response(result: DecomposedPrompt, back: ReadBack, report: AssemblyReport) -> ContextResponse:
-    included: dict[str, list[str]] = {key: [] for key in SECTION_KEYS}
-    for section, items in back.present.items():
-        if section != "stage_summaries":  # summaries are not memories (see included_stages)
-            included[section] = [i.id for i in items]
-    return ContextResponse(
-        sections=back.sections, prompt=result.prompt, report=report, included_ids=included
-    )
+    report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
+    return response(flat.result, back, report)

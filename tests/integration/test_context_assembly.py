@@ -845,7 +845,7 @@ def test_a_spaces_assembly_settings_are_validated_naming_the_field(engine, make_
 
     cases = {
         "settings.assembly": {"bogus": 1},
-        "settings.assembly.split": {"split": [1.0, 0.0]},
+        "settings.assembly.split": {"split": [0.5, 0.3, 0.1]},
         "settings.assembly.oversample": {"oversample": "three"},
     }
     for field, overrides in cases.items():
