@@ -101,7 +101,7 @@ def build_services(settings: Settings, engine: Engine | None = None) -> Services
             embedder=engine.embedder,
             ingestor=Ingestor(engine),
             recaller=Recaller(engine, executor=recall_pool),
-            assembler=Assembler(engine),
+            assembler=Assembler(engine, read_ahead=assembly_pool, recall_executor=recall_pool),
             recall_pool=recall_pool,
             assembly_pool=assembly_pool,
             owns_engine=owns_engine,

@@ -205,6 +205,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         engine = start_engine(neo.uri)
         preexisting_memories(engine, neo)
         system = MnemographSystem(engine, progress=options.progress, recall_config=recall_config)
+        plans: list[Any] = []
         try:
             plans, context_error = _context_plans(engine, args) if options.context else ([], None)
             if context_error:
@@ -225,6 +226,8 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
                     results[setting]["reference_seconds"] = res["seconds"]
                 reference_seconds = time.perf_counter() - t_ref
         finally:
+            for plan in plans:
+                plan.system.close()
             system.close()
             engine.close()
         neo_desc = neo.describe()

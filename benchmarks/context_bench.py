@@ -3,21 +3,24 @@
 * :class:`FlatRecallContext` — recall (one preset, ``k`` large) and the results packed in rank
   order into the token budget (:mod:`benchmarks.packing`). This is the baseline the assembler
   must beat; it is implemented here, in the harness.
-* :class:`AssemblerContext` — ``pipelines.assemble.service.Assembler(engine).assemble(space,
-  ContextRequest(...))``. The request gets the question text, ``context_window`` = the budget and
-  ``headroom`` = 1.0 (and the assembler's ``safety_margin`` = 0), so the assembler's whole
-  budget is the figure in the report (its query, data notice, section headers and block
-  delimiters count against it; the flat baseline counts only its memory
-  lines, so the comparison is conservative for the assembler); the question time goes in as
-  ``now`` when the request has such a field. Until the service exists :func:`load_assembler`
-  raises :class:`ContextBenchUnavailable`, and the runner reports the assembler as "not run",
-  never a made-up figure.
+* :class:`AssemblerContext` — ``pipelines.assemble.service.Assembler(engine, read_ahead=...)
+  .assemble(space, ContextRequest(...), Experiment(...))``. The request gets the question
+  text, ``context_window`` = the budget and ``headroom`` = 1.0 (and the assembler's
+  ``safety_margin`` = 0), so the assembler's whole budget is the figure in the report (its
+  query, data notice, section headers and block delimiters count against it; the flat baseline
+  counts only its memory lines, so the comparison is conservative for the assembler); the
+  question time goes in as ``now``. The variant's forced flat mode or ablations go in as the
+  assembler's benchmark-only ``Experiment``. When the service cannot be imported
+  :func:`load_assembler` raises :class:`ContextBenchUnavailable`, and the runner reports the
+  assembler as "not run", never a made-up figure.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,16 +61,16 @@ class FlatRecallContext:
         return out
 
 
-def load_assembler() -> tuple[Any, Any]:
-    """(Assembler, ContextRequest) or ContextBenchUnavailable with the reason."""
+def load_assembler() -> tuple[Any, Any, Any]:
+    """(Assembler, ContextRequest, Experiment) or ContextBenchUnavailable with the reason."""
     try:
-        from pipelines.assemble.service import Assembler, ContextRequest
+        from pipelines.assemble.service import Assembler, ContextRequest, Experiment
     except ImportError as exc:
         raise ContextBenchUnavailable(
             "context assembly benchmark not available yet: pipelines.assemble.service "
-            f"(Assembler, ContextRequest) cannot be imported ({exc})"
+            f"(Assembler, ContextRequest, Experiment) cannot be imported ({exc})"
         ) from exc
-    return Assembler, ContextRequest
+    return Assembler, ContextRequest, Experiment
 
 
 _ID_ATTRS = ("memory_ids", "included_ids", "included", "memories")
@@ -142,7 +145,8 @@ def _full_window_config() -> dict[str, Any]:
     return {"config": AssemblyConfig(safety_margin=0)}
 
 
-#: Assembler variants the harness knows: name → (flat mode, ablations).
+#: Assembler variants the harness knows: name → (flat mode, ablations). They reach the
+#: assembler as its benchmark-only ``Experiment``, never through the API.
 ASSEMBLER_VARIANTS: dict[str, tuple[bool, frozenset[str]]] = {
     "assembler": (False, frozenset()),
     "assembler-flat": (True, frozenset()),
@@ -159,52 +163,44 @@ ABLATION_VARIANTS: tuple[str, ...] = (
 
 class AssemblerContext:
     """One assembler variant (see :data:`ASSEMBLER_VARIANTS`): ``assembler-flat`` is the
-    assembler's own flat-recall mode, rendered in the same blocks as the staged mode."""
+    assembler's own flat-recall mode, rendered in the same blocks as the staged mode.  The
+    assembler's read-ahead pool is this object's: :meth:`close` shuts it down."""
 
     def __init__(
-        self, engine: Any, variant: str = "assembler", api: tuple[Any, Any] | None = None
+        self, engine: Any, variant: str = "assembler", api: tuple[Any, Any, Any] | None = None
     ) -> None:
         if variant not in ASSEMBLER_VARIANTS:
             raise ValueError(f"unknown assembler variant {variant!r}: {sorted(ASSEMBLER_VARIANTS)}")
-        assembler_cls, self._request_cls = api or load_assembler()
-        self._assembler = assembler_cls(engine, **_full_window_config())
+        assembler_cls, self._request_cls, experiment_cls = api or load_assembler()
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="bench-assemble")
+        self._recall_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="bench-recall")
+        extra = _full_window_config()
+        if "recall_executor" in inspect.signature(assembler_cls).parameters:
+            extra["recall_executor"] = self._recall_pool
+        self._assembler = assembler_cls(engine, read_ahead=self._pool, **extra)
         self.name = variant
-        self.flat, self.ablate = ASSEMBLER_VARIANTS[variant]
-        fields = getattr(self._request_cls, "model_fields", None) or getattr(
-            self._request_cls, "__dataclass_fields__", {}
-        )
-        self._fields = set(fields)
-        if (self.flat and "flat" not in self._fields) or (
-            self.ablate and "ablate" not in self._fields
-        ):
-            raise ContextBenchUnavailable(f"the assembler request cannot express {variant!r}")
+        flat, ablate = ASSEMBLER_VARIANTS[variant]
+        self._experiment = experiment_cls(flat=flat, ablate=ablate)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._recall_pool.shutdown(wait=True, cancel_futures=True)
 
     def assemble(self, space: str, query: ContextInput) -> AssembledContext:
-        kwargs: dict[str, Any] = {"query": query.text, "context_window": query.budget_tokens}
-        if "headroom" in self._fields:
-            kwargs["headroom"] = 1.0
-        if "now" in self._fields and query.question_time is not None:
+        kwargs: dict[str, Any] = {
+            "query": query.text,
+            "context_window": query.budget_tokens,
+            "headroom": 1.0,
+        }
+        if query.question_time is not None:
             kwargs["now"] = query.question_time
-        if self.flat:
-            kwargs["flat"] = True
-        if self.ablate:
-            kwargs["ablate"] = self.ablate
         t0 = time.perf_counter()
-        resp = self._assembler.assemble(space, self._request_cls(**kwargs))
+        resp = self._assembler.assemble(space, self._request_cls(**kwargs), self._experiment)
         latency = (time.perf_counter() - t0) * 1000
-        report = getattr(resp, "report", None)
-        report_d = (
-            report.model_dump()
-            if hasattr(report, "model_dump")
-            else (report if isinstance(report, dict) else {})
-        )
-        used = report_d.get("total_tokens") or report_d.get("used_tokens") or 0
-        if not used:
-            prompt = getattr(resp, "prompt", "") or ""
-            used = (len(prompt) + 2) // 3
+        report = resp.report
         return AssembledContext(
             memory_ids=included_memory_ids(resp),
-            used_tokens=int(used) if isinstance(used, int | float) else 0,
+            used_tokens=int(report.total_tokens),
             latency_ms=latency,
-            report={"mode": report_d.get("mode")},
+            report={"mode": report.mode},
         )

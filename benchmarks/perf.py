@@ -206,6 +206,8 @@ class _Recall:
             self.client.__exit__(None, None, None)
         if self.via == "service":
             self.close_recaller()
+        if self._assembler is not None:
+            self._assembler.close()
 
     def recall(self, space: str, query: str) -> tuple[float, dict[str, float]]:
         t0 = time.perf_counter()

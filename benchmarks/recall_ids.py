@@ -39,9 +39,9 @@ def dump(args: argparse.Namespace) -> int:
     )
     with neo4j_for_bench(args.neo4j_uri) as neo:
         engine = start_engine(neo.uri)
+        plans = []
         try:
             system = MnemographSystem(engine, progress=options.progress)
-            plans = []
             if args.budgets:
                 from benchmarks.context_bench import AssemblerContext
 
@@ -74,6 +74,8 @@ def dump(args: argparse.Namespace) -> int:
                         }
                         out.write(json.dumps(line) + "\n")
         finally:
+            for plan in plans:
+                plan.system.close()
             engine.close()
     print(f"wrote {args.out}")
     return 0

@@ -1,4 +1,4 @@
-"""/v1/spaces/{space}/context: the stage-aware, token-budgeted context for the next call."""
+"""POST /v1/spaces/{space}/context: stage-aware context assembly within a token budget."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from fastapi import APIRouter
 
 from app.schemas.context import ContextBody, ContextOut
 from app.services import ServicesDep
-from pipelines.assemble.service import ContextRequest, TemplateSlot
 
 router = APIRouter(prefix="/v1/spaces", tags=["context"])
 
@@ -17,28 +16,7 @@ def assemble_context(space: str, body: ContextBody, services: ServicesDep) -> Co
     stage's memories, related memories of other stages (Personalized PageRank over the entity
     graph) and summaries of the rest, as delimited data blocks, plus a report of what was
     selected, condensed and cut."""
-    result = services.assembler.assemble(
-        space,
-        ContextRequest(
-            query=body.query,
-            context_window=body.context_window,
-            headroom=body.headroom,
-            split=tuple(body.split),  # type: ignore[arg-type]  # length checked by the service
-            stage=body.stage,
-            session=body.session,
-            template=[
-                TemplateSlot(s.key, s.content, s.priority, s.condenser) for s in body.template
-            ]
-            if body.template is not None
-            else None,
-            as_of=body.as_of,
-            explain=body.explain,
-            now=body.now,
-            flat=body.flat,
-            ablate=frozenset(body.ablate),
-            include_superseded=body.include_superseded,
-        ),
-    )
+    result = services.assembler.assemble(space, body)
     return ContextOut(
         sections=result.sections,
         prompt=result.prompt,

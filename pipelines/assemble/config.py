@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["DEFAULT_ASSEMBLY_CONFIG", "AssemblyConfig"]
 
@@ -99,7 +99,7 @@ class AssemblyConfig(BaseModel):
         default=1e-5,
         gt=0.0,
         description="GDS stops iterating when no score changes by more than this. 1e-5 "
-        "(was 1e-6) halves the iterations; on the 100,000-memory benchmark space the top 10 "
+        "takes half the iterations of 1e-6; on the 100,000-memory benchmark space the top 10 "
         "entities were the same in every walk and the top 50 overlapped 99.9 %.",
     )
     ppr_top_entities: int = Field(
@@ -131,18 +131,11 @@ class AssemblyConfig(BaseModel):
     density_min_stages: int = Field(default=2, ge=1)
 
     # --- stage inference ----------------------------------------------------
-    stage_weight_max: float = Field(default=0.5, ge=0.0)
-    stage_weight_mean: float = Field(default=0.2, ge=0.0)
-    stage_weight_summary: float = Field(default=0.3, ge=0.0)
     stage_tie_margin: float = Field(
         default=0.01,
         ge=0.0,
-        description="Stages scoring within this of the best are tied; recency breaks ties.",
-    )
-    stage_min_score: float = Field(
-        default=0.2,
-        description="Below this best score no stage is convincingly related to the query and "
-        "the most recent stage is chosen instead.",
+        description="Stages whose vote is within this share of the best are tied; the most "
+        "recent of them wins.",
     )
 
     flat_stage_provenance: bool = Field(
@@ -171,12 +164,6 @@ class AssemblyConfig(BaseModel):
     )
 
     # --- service -------------------------------------------------------------
-    min_context_window: int = Field(
-        default=256, ge=1, description="Smallest model window /context accepts (tokens)."
-    )
-    max_context_window: int = Field(
-        default=2_000_000, ge=1, description="Largest model window /context accepts (tokens)."
-    )
     expected_item_tokens: int = Field(
         default=60,
         ge=1,
@@ -188,9 +175,6 @@ class AssemblyConfig(BaseModel):
         ge=1,
         description="Recalled hits over the whole space used as evidence "
         "when the current stage is inferred from the query.",
-    )
-    stage_inference_top_per_stage: int = Field(
-        default=3, ge=1, description="Hits per stage averaged into its mean similarity."
     )
     stage_vote_rank_constant: int = Field(
         default=5,
@@ -228,13 +212,11 @@ class AssemblyConfig(BaseModel):
         description="Budget gate: when the current stage would be inferred (the caller names "
         "none) and the context sections have fewer tokens than this, the context is assembled "
         "in flat mode and the report says why: a small budget cannot afford three sections "
-        "scoped to an inferred stage. On LoCoMo's scale setting (1,982 questions, fresh "
-        "database, session 13) the staged context held a gold turn for 1,446 / 1,609 / 1,687 "
-        "questions at windows of 500 / 750 / 1,000 tokens (about 450 / 700 / 950 section "
-        "tokens) against 1,519 / 1,619 / 1,663 in flat mode; 800 sits between the last loss "
-        "and the first win (it was 1,200 before the confidence gate, flat_below_confidence, "
-        "kept uncertain stages out). A stage the caller names is always used. None: no "
-        "budget gate.",
+        "scoped to an inferred stage. On LoCoMo's scale setting (1,982 questions) the staged "
+        "context held a gold turn for 1,446 / 1,609 / 1,687 questions at windows of 500 / "
+        "750 / 1,000 tokens (about 450 / 700 / 950 section tokens) against 1,519 / 1,619 / "
+        "1,663 in flat mode: 800 sits between the last loss and the first win. A stage the "
+        "caller names is always used. None: no budget gate.",
     )
     flat_below_confidence: float | None = Field(
         default=0.0,
@@ -308,12 +290,6 @@ class AssemblyConfig(BaseModel):
         if not math.isclose(sum(value), 1.0, rel_tol=0.0, abs_tol=1e-9):
             raise ValueError(f"split must sum to 1, got {sum(value)!r}")
         return value
-
-    @model_validator(mode="after")
-    def _stage_weights_not_all_zero(self) -> AssemblyConfig:
-        if self.stage_weight_max + self.stage_weight_mean + self.stage_weight_summary <= 0:
-            raise ValueError("at least one stage-inference weight must be positive")
-        return self
 
 
 DEFAULT_ASSEMBLY_CONFIG = AssemblyConfig()

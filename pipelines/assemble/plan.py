@@ -15,9 +15,8 @@ isolation:
   importance (phase 1 first); :func:`extend_prefixes` then spends what an exact count of the
   rendered result leaves, in the same order;
 * :func:`vote_stages` -- the current stage from query-derived evidence: rank votes of the
-  query's recalled hits and of the stages' summaries (what the service uses);
-  :func:`stage_evidence` turns hits and their embeddings into similarity evidence for
-  :func:`~pipelines.assemble.stage_inference.infer_stage` (the similarity-based alternative);
+  query's recalled hits and of the stages' summaries; :func:`stage_confidence` -- how far the
+  vote is to be trusted;
 * :func:`seed_groups` -- seeds of equal weight grouped, so Personalized PageRank runs once per
   weight group instead of once per seed (a multi-source PageRank run is the sum of the
   single-source runs, so ``sum_g w_g * run(group_g)`` equals ``sum_s w_s * run(s)``);
@@ -36,12 +35,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-import numpy as np
-
 from pipelines.assemble.budget import split_budget, window_ceiling
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
 from pipelines.assemble.decomposer import fill_template
-from pipelines.assemble.stage_inference import StageChoice, StageEvidence
+from pipelines.assemble.stage_inference import StageChoice
 from pipelines.assemble.tokens import TokenEstimator
 
 __all__ = [
@@ -61,7 +58,6 @@ __all__ = [
     "seed_groups",
     "short_time",
     "stage_confidence",
-    "stage_evidence",
     "vote_stages",
 ]
 
@@ -225,60 +221,6 @@ def extend_prefixes(
 # ------------------------------------------------------------------------------ stages
 
 
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    if na == 0.0 or nb == 0.0:
-        return 0.0
-    return float(np.dot(a, b) / (na * nb))
-
-
-def stage_evidence(
-    query_embedding: np.ndarray | None,
-    hits: Sequence[tuple[str | None, np.ndarray | None]],
-    summary_similarity: Mapping[str, float],
-    recency: Mapping[str, float],
-    top_per_stage: int = 3,
-) -> list[StageEvidence]:
-    """Evidence per stage from the query's recalled hits (``(stage_id, embedding)`` in rank
-    order) and the query's similarity to stage summaries.
-
-    ``max_similarity`` is the best cosine between the query and a hit of the stage;
-    ``mean_similarity`` the mean of the stage's ``top_per_stage`` best, where a stage with fewer
-    hits is padded with the lowest similarity seen in the whole hit pool (its other memories did
-    not make the pool, so they are at best about as similar as its weakest member) -- a stage
-    with several good hits beats one with a single lucky hit.  Every stage in ``recency`` gets
-    an entry (with no signals if nothing points at it), so the most-recent fallback can choose
-    among all stages; hits of stages not in ``recency`` are ignored.
-    """
-    if top_per_stage < 1:
-        raise ValueError("top_per_stage must be >= 1")
-    sims: dict[str, list[float]] = {}
-    if query_embedding is not None:
-        for stage, embedding in hits:
-            if stage is None or embedding is None or stage not in recency:
-                continue
-            sims.setdefault(stage, []).append(_cosine(query_embedding, embedding))
-    floor = min((s for values in sims.values() for s in values), default=0.0)
-    out = []
-    for stage, rec in recency.items():
-        values = sorted(sims.get(stage, []), reverse=True)
-        best = values[0] if values else None
-        mean = None
-        if values:
-            top = values[:top_per_stage] + [floor] * max(0, top_per_stage - len(values))
-            mean = sum(top) / len(top)
-        out.append(
-            StageEvidence(
-                stage=stage,
-                max_similarity=best,
-                mean_similarity=mean,
-                summary_similarity=summary_similarity.get(stage),
-                recency=rec,
-            )
-        )
-    return out
-
-
 def vote_stages(
     ranked_hit_stages: Sequence[str | None],
     summary_similarity: Mapping[str, float],
@@ -335,24 +277,6 @@ def vote_stages(
     others = sorted((st for st in votes if st != stage), key=lambda st: -votes[st])
     runner_up = others[0] if others else None
     margin = votes[stage] - votes[runner_up] if runner_up is not None else None
-    hits = sum(1 for st in ranked_hit_stages if st == stage)
-    if len(tied) > 1:
-        reasoning = (
-            f"{len(tied)} stages tied on recall votes ({best:.4f}): "
-            f"{', '.join(map(repr, sorted(tied)))}; chose the most recent, {stage!r}."
-        )
-    else:
-        reasoning = (
-            f"Stage {stage!r} has the most recall votes ({votes[stage]:.4f}, {hits} of the "
-            f"{len(ranked_hit_stages)} hits"
-            + (
-                f", summary rank {ranked_summaries.index(stage) + 1}"
-                if stage in ranked_summaries
-                else ""
-            )
-            + ")"
-            + (f", {margin:.4f} ahead of {runner_up!r}." if runner_up is not None else ".")
-        )
     return StageChoice(
         stage=stage,
         score=votes[stage],
@@ -361,7 +285,39 @@ def vote_stages(
         tie_broken_by_recency=len(tied) > 1,
         fallback=False,
         scores=votes,
-        reasoning=reasoning,
+        reasoning=_vote_reasoning(
+            stage, votes, tied, runner_up, margin, ranked_hit_stages, ranked_summaries
+        ),
+    )
+
+
+def _vote_reasoning(
+    stage: str,
+    votes: Mapping[str, float],
+    tied: Sequence[str],
+    runner_up: str | None,
+    margin: float | None,
+    ranked_hit_stages: Sequence[str | None],
+    ranked_summaries: Sequence[str],
+) -> str:
+    """Why :func:`vote_stages` chose ``stage``, in one sentence."""
+    if len(tied) > 1:
+        best = max(votes.values())
+        return (
+            f"{len(tied)} stages tied on recall votes ({best:.4f}): "
+            f"{', '.join(map(repr, sorted(tied)))}; chose the most recent, {stage!r}."
+        )
+    hits = sum(1 for st in ranked_hit_stages if st == stage)
+    return (
+        f"Stage {stage!r} has the most recall votes ({votes[stage]:.4f}, {hits} of the "
+        f"{len(ranked_hit_stages)} hits"
+        + (
+            f", summary rank {ranked_summaries.index(stage) + 1}"
+            if stage in ranked_summaries
+            else ""
+        )
+        + ")"
+        + (f", {margin:.4f} ahead of {runner_up!r}." if runner_up is not None else ".")
     )
 
 

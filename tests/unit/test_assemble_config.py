@@ -24,7 +24,6 @@ def test_defaults() -> None:
         {"headroom": 0.0},
         {"headroom": 1.5},
         {"ppr_damping": 1.0},
-        {"stage_weight_max": 0, "stage_weight_mean": 0, "stage_weight_summary": 0},
         {"unknown_knob": 1},
     ],
 )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +23,6 @@ from pipelines.assemble.plan import (
     render_schema,
     seed_groups,
     short_time,
-    stage_evidence,
     vote_stages,
 )
 from pipelines.assemble.ppr import combine_seed_runs, personalized_pagerank
@@ -155,38 +153,6 @@ def test_plan_rejects_bad_input() -> None:
         plan_phase_counts([[1], [1]], 10, (0.5, 0.5), (0, 0))
     with pytest.raises(ValueError):
         plan_phase_counts([[-1], [], []], 10, (0.6, 0.3, 0.1), (0, 0, 0))
-
-
-def _unit(*xs: float) -> np.ndarray:
-    v = np.asarray(xs, dtype=float)
-    return v / np.linalg.norm(v)
-
-
-def test_stage_evidence_best_mean_padding_and_all_stages_listed() -> None:
-    q = _unit(1, 0)
-    hits = [
-        ("s1", _unit(1, 0)),  # cos 1.0
-        ("s2", _unit(1, 1)),  # cos 0.707
-        ("s2", _unit(1, 1)),
-        ("s2", _unit(1, 1)),
-        ("s1", _unit(0, 1)),  # cos 0.0 (pool floor)
-        (None, _unit(1, 0)),  # no stage: ignored
-        ("gone", _unit(1, 0)),  # unknown stage: ignored
-    ]
-    ev = stage_evidence(q, hits, {"s3": 0.5}, {"s1": 1.0, "s2": 2.0, "s3": 3.0}, top_per_stage=3)
-    by = {e.stage: e for e in ev}
-    assert set(by) == {"s1", "s2", "s3"}
-    assert by["s1"].max_similarity == pytest.approx(1.0)
-    assert by["s1"].mean_similarity == pytest.approx((1.0 + 0.0 + 0.0) / 3)  # padded with floor
-    assert by["s2"].mean_similarity == pytest.approx(0.7071, abs=1e-4)
-    assert by["s3"].max_similarity is None and by["s3"].summary_similarity == 0.5
-    assert by["s3"].recency == 3.0
-    assert all(e.summary_similarity is None for e in ev if e.stage != "s3")
-
-
-def test_stage_evidence_without_query_embedding_has_only_summaries() -> None:
-    ev = stage_evidence(None, [("s1", _unit(1, 0))], {}, {"s1": 0.0})
-    assert ev[0].max_similarity is None and ev[0].mean_similarity is None
 
 
 def test_order_stages_by_distance_nearest_in_time_first() -> None:

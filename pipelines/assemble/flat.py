@@ -1,0 +1,128 @@
+"""Flat mode: whole-space recall packed first-fit into the budget, as one section.
+
+Chosen when no stage should scope the context (a gate, see :mod:`pipelines.assemble.mode`).
+Recall asks ``flat_pool_factor`` times as many memories as the room holds at the expected
+item size, so first-fit packing can fill what a long memory leaves with shorter ones further
+down; the packing adds up per-record estimates, each rounded up, so what the section as
+rendered still leaves takes further candidates in rank order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipelines.assemble.blocks import RECORDS_TAG
+from pipelines.assemble.decomposer import DecomposedPrompt, Slot
+from pipelines.assemble.items import (
+    Evidence,
+    Item,
+    display_order,
+    grouped,
+    memory_item,
+    records_text,
+    retime,
+)
+from pipelines.assemble.recalls import SpaceRecall, space_recall
+from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout
+from pipelines.assemble.report import FlatPhase, ItemReport
+from pipelines.assemble.request import FLAT_SECTION
+from pipelines.assemble.run import Run
+from pipelines.assemble.sections import pack_to_budget, top_up
+from pipelines.recall.request import MAX_K
+
+__all__ = ["FlatContext", "flat_context", "flat_k", "flat_layout"]
+
+_HEADER = "## Recalled memories"
+_EMPTY = "(No memories were recalled.)"
+
+
+def flat_layout(run: Run) -> Layout:
+    return layout(run, [SLOT_OF[FLAT_SECTION]])
+
+
+def _room(run: Run, lay: Layout) -> int:
+    """What the records may use: the section budget less the header."""
+    header = max(
+        run.est.count(f"{_HEADER}\n{_EMPTY}"),
+        run.est.count(f"{_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>"),
+    )
+    return max(0, lay.section_budget - header)
+
+
+def flat_k(run: Run, lay: Layout | None = None) -> int:
+    """How many memories flat mode recalls: ``flat_pool_factor`` times what its room holds
+    at the expected item size, at most recall's ``max_k``."""
+    cfg = run.config
+    room = _room(run, lay or flat_layout(run))
+    wanted = max(
+        cfg.max_chunks_per_phase,
+        math.ceil(room / cfg.expected_item_tokens * cfg.flat_pool_factor),
+    )
+    return min(MAX_K, wanted)
+
+
+@dataclass(frozen=True)
+class FlatContext:
+    """The flat section decomposed into the prompt: its layout, the records kept (display
+    order), the decomposer's result, and the phase report without its ``included`` count."""
+
+    layout: Layout
+    kept: list[Item]
+    result: DecomposedPrompt
+    phase: FlatPhase
+
+
+def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
+    """Whole-space recall packed into the budget and decomposed.  ``recalled`` is a
+    whole-space recall already made (by staged mode before a gate chose flat mode); it is used
+    when it was made with flat mode's k, which makes it the very recall flat mode would make."""
+    cfg = run.config
+    lay = flat_layout(run)
+    room = _room(run, lay)
+    k = flat_k(run, lay)
+    reused = recalled is not None and recalled.k == k
+    if recalled is None or not reused:
+        recalled = space_recall(run, k)
+    run.clock.lap("recall")
+    items = [
+        memory_item(h, Evidence(rank=n + 1), run.est, with_stage=cfg.flat_stage_provenance)
+        for n, h in enumerate(recalled.hits)
+    ]
+    retime(cfg.record_time_precision, run.est, items)
+    packed = pack_to_budget(
+        [(n, i.tokens) for n, i in enumerate(items)],
+        room,
+        [(i.group, i.group_tokens) for i in items],
+    )
+
+    def records_of(chosen: Sequence[int]) -> list[Item]:
+        return display_order([items[n] for n in sorted(chosen)], recalled.time_order)
+
+    def text_of(chosen: Sequence[int]) -> str:
+        if not chosen:
+            return f"{_HEADER}\n{_EMPTY}"
+        return "\n".join([_HEADER, records_text(records_of(chosen))])
+
+    chosen = top_up(
+        len(items),
+        packed.kept,
+        lambda picked: run.est.count(text_of(picked)) <= lay.section_budget,
+    )
+    kept = grouped(records_of(chosen))
+    slot = Slot(lay.keys[0], text_of(chosen), cfg.section_priorities[0], "memory_blocks")
+    result = decompose_prompt(run, lay.template, [slot])
+    run.clock.lap("decompose")
+    phase = FlatPhase(
+        candidates=len(items),
+        selected=len(kept),
+        dropped=len(items) - len(kept),
+        intent=recalled.intent,
+        recall="reused whole-space recall" if reused else "recalled",
+        recall_k=k,
+        included=0,
+    )
+    if run.explain:
+        phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
+    return FlatContext(lay, kept, result, phase)

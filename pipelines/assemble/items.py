@@ -1,0 +1,255 @@
+"""Candidates as the phases hand them on: rendered records with their token costs.
+
+A memory becomes an :class:`Item` holding its record line (``who: what``), its group line
+(``[when | stage]``, shared by the section's records with the same one) and the tokens of each,
+so planning can charge every group line once.  A stage summary is an :class:`Item` with a
+whole delimited block and no group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, TypedDict
+
+from pipelines.assemble.blocks import (
+    MemoryRecord,
+    group_records,
+    record_group,
+    record_head,
+    render_memory_line,
+    render_record_lines,
+)
+from pipelines.assemble.plan import (
+    StageSpan,
+    dates_needing_minutes,
+    grouped_costs,
+    record_time,
+    short_time,
+)
+from pipelines.assemble.tokens import TokenEstimator
+from pipelines.graph import as_utc, from_epoch_micros, to_native
+from pipelines.recall.service import RecallHit
+
+__all__ = [
+    "Evidence",
+    "Item",
+    "Stage",
+    "costs",
+    "display_order",
+    "grouped",
+    "memory_item",
+    "one_line",
+    "records_text",
+    "retime",
+    "span_text",
+    "stage_display",
+    "stage_row",
+    "surviving",
+    "timestamp",
+]
+
+
+class Evidence(TypedDict, total=False):
+    """What the step that ranked an item knew about it (the report's per-item fields with
+    ``explain``)."""
+
+    rank: int
+    mmr_gain: float
+    ppr_mass: float
+    via: list[str]
+    ranks: dict[str, int]
+    fused: float
+
+
+@dataclass
+class Item:
+    """One candidate record of a phase, rendered."""
+
+    id: str
+    block: str
+    tokens: int
+    stage_id: str | None = None
+    score: float | None = None
+    detail: Evidence = field(default_factory=lambda: Evidence())
+    head: str | None = None
+    """A memory record's full head (``[when | stage] who: ``); ``None`` for summary blocks."""
+    group: str | None = None
+    """A memory record's group line (``[when | stage]``); ``None`` for summary blocks."""
+    group_tokens: int = 0
+    """Tokens of :attr:`group` and its line break, paid once per group in a section."""
+    record: MemoryRecord | None = None
+    moment: datetime | None = None
+    """A memory's time (UTC), from which :func:`retime` sets the record's precision."""
+
+    @property
+    def opening(self) -> str:
+        return self.head if self.head is not None else self.block.split("\n", 1)[0]
+
+
+@dataclass
+class Stage:
+    id: str
+    name: str | None
+    kind: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    ordinal: int | None
+
+    @property
+    def label(self) -> str:
+        return one_line(self.name or self.id)
+
+    def span(self) -> StageSpan:
+        return StageSpan(self.id, self.started_at, self.ended_at, self.ordinal)
+
+
+def stage_row(row: dict[str, Any]) -> Stage:
+    return Stage(
+        id=row["id"],
+        name=row.get("name"),
+        kind=row.get("kind"),
+        # Times as epoch microseconds: the stage list is read on every call, and hydrating
+        # hundreds of DateTimes cost more than the query (assemble/stages).
+        started_at=from_epoch_micros(row.get("started_at_us")),
+        ended_at=from_epoch_micros(row.get("ended_at_us")),
+        ordinal=row.get("ordinal"),
+    )
+
+
+def one_line(text: str, limit: int = 80) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def timestamp(moment: datetime | None) -> float:
+    return moment.timestamp() if moment is not None else float("-inf")
+
+
+def stage_display(stage_id: str | None) -> str | None:
+    """A stage's display name from its id (``label:trip`` -> ``trip``), as ingest names it."""
+    if stage_id is None:
+        return None
+    return one_line(stage_id.split(":", 1)[1] if ":" in stage_id else stage_id)
+
+
+def span_text(stage: Stage) -> str | None:
+    """A summary block's time: the stage's start, or its start and end."""
+    start, end = short_time(stage.started_at), short_time(stage.ended_at)
+    if start is None:
+        return None
+    if end is None or end == start:
+        return start
+    return f"{start} – {end}"
+
+
+# ----------------------------------------------------------------------------- memory records
+
+
+def memory_item(
+    hit: RecallHit,
+    detail: Evidence,
+    est: TokenEstimator,
+    *,
+    with_stage: bool,
+    stage_name: str | None = None,
+) -> Item:
+    """A recalled memory as a record (its stage named in the group line when
+    ``with_stage``: by ``stage_name``, else from its stage id)."""
+    moment = as_utc(to_native(hit.time))
+    record = MemoryRecord(
+        id=hit.id,
+        content=hit.content,
+        speaker=hit.speaker or hit.role,
+        time=short_time(moment),
+        stage=(stage_name or stage_display(hit.stage_id)) if with_stage else None,
+    )
+    item = Item(
+        id=hit.id,
+        block="",
+        tokens=0,
+        stage_id=hit.stage_id,
+        score=round(float(hit.score), 6),
+        detail=detail,
+        moment=moment,
+    )
+    _render(item, record, est)
+    return item
+
+
+def _render(item: Item, record: MemoryRecord, est: TokenEstimator) -> None:
+    item.record = record
+    item.block = render_memory_line(record)
+    item.head = record_head(record)
+    item.group = record_group(record)
+    item.tokens = est.count(item.block) + 1  # + the line break between records
+    item.group_tokens = est.count(item.group) + 1
+
+
+def retime(precision: str, est: TokenEstimator, *phases: Sequence[Item]) -> None:
+    """Every memory record's time at ``precision`` (``auto``: the time of day only on dates
+    where the candidates of all phases differ in it), re-rendered before the phases are
+    planned, so the token counts the plan uses are final."""
+    if precision == "minute":
+        return
+    items = [i for phase in phases for i in phase if i.record is not None]
+    minute_dates = (
+        dates_needing_minutes(i.moment for i in items) if precision == "auto" else frozenset()
+    )
+    for item in items:
+        assert item.record is not None
+        when = record_time(item.moment, precision, minute_dates)
+        if when != item.record.time:
+            _render(item, replace(item.record, time=when), est)
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def costs(items: Sequence[Item]) -> list[int]:
+    """What each item of a ranked phase list adds to its section (its record line, and its
+    group line if it is the group's first record)."""
+    return grouped_costs([(i.group, i.tokens, i.group_tokens) for i in items])
+
+
+def display_order(items: Sequence[Item], time_order: bool) -> list[Item]:
+    """Memory records as a section shows them: for event-order questions (``time_order``) in
+    time order (chosen by relevance, read in sequence), else in the given (rank) order."""
+    if not time_order:
+        return list(items)
+    return sorted(items, key=lambda i: timestamp(i.moment))
+
+
+def grouped(items: Sequence[Item]) -> list[Item]:
+    """A section's items in display order: each ``[when | stage]`` group together, groups in
+    the order of their best-ranked item, rank order inside a group (summaries keep theirs)."""
+    if not any(i.group is not None for i in items):
+        return list(items)
+    return group_records(items, lambda i: i.group or "")
+
+
+def records_text(items: Sequence[Item]) -> str:
+    """The ``<memories>`` block of memory items, grouped (:func:`grouped`), from their
+    rendered lines."""
+    pairs = []
+    for item in grouped(items):
+        if item.group is None:
+            raise AssertionError(f"item {item.id!r} is not a memory record")
+        pairs.append((item.group, item.block))
+    return render_record_lines(pairs)
+
+
+def surviving(items: Sequence[Item], openings: Sequence[str]) -> list[Item]:
+    """The items whose blocks (or records) are still in a section after condensing.
+
+    Condensing keeps them in order and only ever drops trailing ones, so the k-th one left is
+    the k-th item (openings need not be unique: two memories of one speaker at one time share
+    theirs).  Each pairing is checked against the opening line (a record's head) anyway.
+    """
+    present = []
+    for item, opening in zip(items, openings, strict=False):
+        if item.opening != opening:
+            raise AssertionError(f"{opening!r} does not belong to item {item.id!r}")
+        present.append(item)
+    return present

@@ -1,0 +1,201 @@
+"""What a caller may ask of context assembly, validated once.
+
+:class:`ContextRequest` is both the ``/context`` body and the domain request: pydantic checks
+every rule when it is built, and each refusal names its field (``query``, ``split``,
+``template.0.condenser``, ...).  :class:`Experiment` holds the switches only the benchmark
+harness uses (forced flat mode, ablated phases); they are not part of the product's API.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from pipelines.assemble.condensers import CONDENSERS
+from pipelines.errors import InvalidInput
+from pipelines.recall.request import MAX_QUERY_CHARS
+
+__all__ = [
+    "ABLATIONS",
+    "FLAT_SECTION",
+    "MAX_CONTEXT_WINDOW",
+    "MIN_CONTEXT_WINDOW",
+    "PRODUCT",
+    "QUERY_SLOT",
+    "RESERVED_SLOTS",
+    "SECTION_KEYS",
+    "Ablation",
+    "ContextRequest",
+    "Experiment",
+    "TemplateSlot",
+]
+
+SECTION_KEYS: tuple[str, str, str] = ("current_stage", "related_prior", "stage_summaries")
+"""Response section names, in phase order."""
+FLAT_SECTION = "recalled"
+"""The single section of the flat-recall mode."""
+QUERY_SLOT = "QUERY"
+RESERVED_SLOTS = frozenset({*(key.upper() for key in (*SECTION_KEYS, FLAT_SECTION)), QUERY_SLOT})
+"""Template slot keys the assembler fills itself (compared case-insensitively)."""
+
+MIN_CONTEXT_WINDOW = 256
+"""Smallest reader-model window /context accepts (tokens)."""
+MAX_CONTEXT_WINDOW = 2_000_000
+"""Largest reader-model window /context accepts (tokens)."""
+_MAX_QUERY_CHARS = MAX_QUERY_CHARS
+
+Ablation = Literal["selection", "ppr", "summaries"]
+ABLATIONS: frozenset[str] = frozenset(get_args(Ablation))
+
+
+def _invalid(message: str) -> PydanticCustomError:
+    """A refusal whose message is ``message`` as it stands (the field is its location)."""
+    return PydanticCustomError("invalid_value", message)
+
+
+class TemplateSlot(BaseModel):
+    """A caller-supplied prompt section (system prompt, recent messages, ...), placed before
+    the context in the order given.  Trusted text: it is not escaped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_]+$",
+        description="Slot name: ASCII letters, digits, '_'. Shown in the truncation banner.",
+    )
+    content: str = Field(description="Trusted text of the slot (system prompt, recent turns).")
+    priority: int = Field(
+        strict=True,
+        description="Lower = more important = condensed last. The query has 0, the context "
+        "sections 1 (current stage), 2 (related prior context), 3 (stage summaries).",
+    )
+    condenser: str | None = Field(
+        None,
+        description="user_message, assistant_message, entity_triples, timeline, "
+        "code_signatures, memory_blocks or truncate; default: chosen by content shape.",
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _not_reserved(cls, key: str) -> str:
+        if key.upper() in RESERVED_SLOTS:
+            raise _invalid(f"template slot key {key!r} is reserved ({sorted(RESERVED_SLOTS)})")
+        return key
+
+    @field_validator("condenser")
+    @classmethod
+    def _known_condenser(cls, name: str | None) -> str | None:
+        if name is not None and name not in CONDENSERS:
+            raise _invalid(f"unknown condenser {name!r}; known: {sorted(CONDENSERS)}")
+        return name
+
+
+class ContextRequest(BaseModel):
+    """One ``/context`` call: the query, the reader model's window and how to scope it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: str = Field(description="The agent's next question or task.")
+    context_window: int = Field(strict=True, description="Tokens of the reader model's window.")
+    headroom: float = Field(
+        0.75,
+        gt=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="Share of the window the prompt may use; the rest is left for the answer.",
+    )
+    split: tuple[float, float, float] = Field(
+        (0.6, 0.3, 0.1),
+        description="Budget shares of (current stage, related prior context, stage summaries); "
+        "non-negative, sums to 1.",
+    )
+    stage: str | None = Field(None, description="The agent's current stage (id, label or name).")
+    session: str | None = Field(None, description="The agent's current session (its stage).")
+    template: list[TemplateSlot] | None = Field(
+        None, description="Extra prompt slots, placed before the context in the order given."
+    )
+    as_of: datetime | None = Field(None, description="Assemble the context as it was then.")
+    now: datetime | None = Field(None, description="Question time (default: as_of, or now).")
+    include_superseded: bool = False
+    explain: bool = Field(False, description="Per-item scores and stage-inference evidence.")
+
+    @field_validator("query")
+    @classmethod
+    def _query_text(cls, query: str) -> str:
+        if not query.strip():
+            raise _invalid("query must not be empty")
+        if len(query) > _MAX_QUERY_CHARS:
+            raise _invalid(f"query is longer than {_MAX_QUERY_CHARS} characters")
+        return query
+
+    @field_validator("context_window")
+    @classmethod
+    def _window_in_range(cls, window: int) -> int:
+        if not MIN_CONTEXT_WINDOW <= window <= MAX_CONTEXT_WINDOW:
+            raise _invalid(
+                f"context_window must be between {MIN_CONTEXT_WINDOW} and {MAX_CONTEXT_WINDOW} "
+                f"tokens, got {window}"
+            )
+        return window
+
+    @field_validator("split", mode="before")
+    @classmethod
+    def _three_shares(cls, split: Any) -> Any:
+        parts = list(split) if isinstance(split, list | tuple) else None
+        if (
+            parts is None
+            or len(parts) != 3
+            or not all(
+                isinstance(p, int | float) and not isinstance(p, bool) and math.isfinite(p)
+                for p in parts
+            )
+            or any(p < 0 for p in parts)
+            or not math.isclose(sum(parts), 1.0, rel_tol=0.0, abs_tol=1e-9)
+        ):
+            raise _invalid(f"split must be three non-negative shares summing to 1, got {split!r}")
+        return tuple(float(p) for p in parts)
+
+    @field_validator("template")
+    @classmethod
+    def _distinct_keys(cls, slots: list[TemplateSlot] | None) -> list[TemplateSlot] | None:
+        # The one cross-item rule: raised as the domain error so the field names the slot.
+        seen: set[str] = set()
+        for i, slot in enumerate(slots or []):
+            if slot.key.upper() in seen:
+                raise InvalidInput(
+                    f"template slot key {slot.key!r} is repeated", field=f"template.{i}.key"
+                )
+            seen.add(slot.key.upper())
+        return slots
+
+    @property
+    def slots(self) -> list[TemplateSlot]:
+        """The caller's template slots (none: an empty list)."""
+        return list(self.template or [])
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """Benchmark-only switches (the harness passes them to :meth:`Assembler.assemble`
+    directly; the API has no way to set them): ``flat`` forces the flat-recall baseline,
+    ``ablate`` switches off ``selection`` (MMR), ``ppr`` (Phase 2's walk) or ``summaries``
+    (Phase 3)."""
+
+    flat: bool = False
+    ablate: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.ablate) - ABLATIONS
+        if unknown:
+            raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
+
+
+PRODUCT = Experiment()
+"""What every API request runs: staged or flat as the gates decide, every phase on."""

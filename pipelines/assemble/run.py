@@ -1,0 +1,74 @@
+"""One assembly's inputs and the services it reads through, handed to every step."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from datetime import datetime
+
+from pipelines.assemble.config import AssemblyConfig
+from pipelines.assemble.memo import MemoEmbedder
+from pipelines.assemble.request import ContextRequest, Experiment
+from pipelines.assemble.tokens import TokenEstimator
+from pipelines.engine import Engine
+from pipelines.graph import GraphStore
+from pipelines.recall.service import Recaller
+
+__all__ = ["Clock", "Run"]
+
+
+class Clock:
+    """Milliseconds per step (``report.timings_ms``)."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = round((now - self.last) * 1000.0, 2)
+        self.last = now
+
+    def total(self) -> dict[str, float]:
+        self.timings["total"] = round((time.perf_counter() - self.start) * 1000.0, 2)
+        return self.timings
+
+
+@dataclass(frozen=True)
+class Run:
+    """The request, the space's configuration, and the services of one assembly.
+
+    ``recaller`` embeds through ``embedder`` (the assembler's memo), so a query embedded
+    ahead of a recall is not embedded again; ``read_ahead`` runs the reads that need nothing
+    from the step before them beside the recalls (tasks never submit tasks)."""
+
+    space: str
+    request: ContextRequest
+    experiment: Experiment
+    config: AssemblyConfig
+    est: TokenEstimator
+    as_of: datetime | None
+    now: datetime | None
+    clock: Clock
+    engine: Engine
+    recaller: Recaller
+    embedder: MemoEmbedder
+    read_ahead: Executor
+
+    @property
+    def store(self) -> GraphStore:
+        return self.engine.store
+
+    @property
+    def explain(self) -> bool:
+        return self.request.explain
+
+    @property
+    def with_superseded(self) -> bool:
+        """Whether reads include superseded memories: asked for, or needed to see the space
+        as it was at ``as_of`` (the validity check then keeps what was valid)."""
+        return self.request.include_superseded or self.as_of is not None
+
+    def ablated(self, phase: str) -> bool:
+        return phase in self.experiment.ablate

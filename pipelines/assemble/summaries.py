@@ -1,0 +1,117 @@
+"""Phase 3: schema summaries of the stages phases 1-2 did not cover, nearest in time first.
+
+Summaries are built on demand through :mod:`pipelines.maintenance` (cached until the stage
+changes).  The schemas of the nearest stages are read ahead while phases 1-2 run
+(:func:`summaries_ahead`); Phase 3 (:func:`stage_summaries`) then reads only what that guess
+missed.  With ``as_of`` only stages that had ended by then are summarised.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from pipelines import maintenance
+from pipelines.assemble.blocks import StageSummaryRecord, render_summary_block
+from pipelines.assemble.items import Item, Stage, span_text
+from pipelines.assemble.plan import order_stages_by_distance, render_schema
+from pipelines.assemble.report import SummariesFacts
+from pipelines.assemble.run import Run
+
+__all__ = ["Ahead", "stage_summaries", "summaries_ahead"]
+
+Schemas = dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """Schemas being read ahead: the stage ids asked for, and the answer to come."""
+
+    stage_ids: list[str]
+    schemas: Future[Schemas]
+
+
+def _summary_order(
+    run: Run, current: Stage | None, covered: set[str], stages: dict[str, Stage]
+) -> list[str]:
+    """Stages Phase 3 may summarise (not covered; ended by ``as_of``), nearest first."""
+    candidates = [
+        s
+        for s in stages.values()
+        if s.id not in covered
+        and (run.as_of is None or (s.ended_at is not None and s.ended_at <= run.as_of))
+    ]
+    return order_stages_by_distance(
+        current.span() if current else None, [s.span() for s in candidates]
+    )
+
+
+def _wanted(run: Run, share: int) -> int:
+    """Summaries Phase 3 asks for: what its share holds at the expected summary size, one
+    more, at most ``max_summaries``."""
+    cfg = run.config
+    return min(cfg.max_summaries, max(1, math.ceil(share / cfg.expected_summary_tokens)) + 1)
+
+
+def summaries_ahead(
+    run: Run, current: Stage | None, stages: dict[str, Stage], share: int, related_minimum: int
+) -> Ahead | None:
+    """Start reading (building when stale) the schemas Phase 3 will most likely want: the
+    nearest stages, as many as it wants plus as many as Phase 2 may yet cover."""
+    covered = {current.id} if current else set()
+    order = _summary_order(run, current, covered, stages)
+    ids = order[: _wanted(run, share) + max(related_minimum, 1)]
+    if not ids:
+        return None
+    future = run.read_ahead.submit(maintenance.ensure_stage_schemas, run.engine, run.space, ids)
+    return Ahead(ids, future)
+
+
+def stage_summaries(
+    run: Run,
+    current: Stage | None,
+    covered: set[str],
+    stages: dict[str, Stage],
+    share: int,
+    ahead: Ahead | None,
+) -> tuple[list[Item], SummariesFacts]:
+    """Summaries of the stages not ``covered``, nearest in time first, as blocks."""
+    order = _summary_order(run, current, covered, stages)
+    wanted = _wanted(run, share)
+    facts = SummariesFacts(run=True, uncovered_stages=len(order), covered_stages=sorted(covered))
+    if not order or wanted <= 0:
+        return [], facts
+    ahead_schemas: Schemas = {}
+    known: set[str] = set()  # asked for ahead: absent from the answer = the stage went away
+    if ahead is not None:
+        got = ahead.schemas.result()
+        ahead_schemas = {sid: got[sid] for sid in ahead.stage_ids if sid in got}
+        known = set(ahead.stage_ids)
+    items: list[Item] = []
+    empty = 0
+    pos = 0
+    while len(items) < wanted and pos < len(order):
+        # As many stages as summaries still wanted, in one batch (empty ones: another).
+        batch = order[pos : pos + wanted - len(items)]
+        pos += len(batch)
+        missing = [sid for sid in batch if sid not in known]
+        schemas = {sid: ahead_schemas[sid] for sid in batch if sid in ahead_schemas}
+        if missing:
+            schemas.update(maintenance.ensure_stage_schemas(run.engine, run.space, missing))
+        for sid in batch:
+            schema = schemas.get(sid)  # None: the stage went away since it was listed
+            text = render_schema(schema) if schema else ""
+            if not text:
+                empty += 1
+                continue
+            stage = stages[sid]
+            block = render_summary_block(
+                StageSummaryRecord(stage=stage.label, content=text, time=span_text(stage))
+            )
+            items.append(Item(id=sid, block=block, tokens=run.est.count(block) + 1, stage_id=sid))
+    facts.summaries_read = len(items) + empty
+    if empty:
+        facts.empty_summaries = empty
+    return items, facts
