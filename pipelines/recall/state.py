@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -16,8 +16,15 @@ from pipelines.recall.intent import Intent
 from pipelines.recall.request import RecallRequest
 from pipelines.recall.time_expressions import TimeConstraint
 
-if TYPE_CHECKING:
-    from pipelines.recall.presets import RecallPreset
+
+class StepList(Protocol):
+    """What the state asks of its preset (:class:`~pipelines.recall.presets.RecallPreset`,
+    which imports the steps, which import this module: a protocol keeps that one way)."""
+
+    def has(self, kind: str) -> bool: ...
+    def needs_query_vector(self) -> bool: ...
+    def needs_query_tokens(self) -> bool: ...
+
 
 #: Vector ranking restricted to a time window the query names ("in May 2023").
 SIGNAL_WINDOW = "window"
@@ -118,7 +125,7 @@ class RecallState:
     the runner owns ``complete``, ``timings`` and ``explanations``."""
 
     request: RecallRequest
-    preset: RecallPreset
+    preset: StepList
     profile: SpaceProfile
     #: the caller wants each result's embedding (the context assembler)
     with_embeddings: bool = False
