@@ -841,8 +841,9 @@ def test_density_counts_are_cached_per_space_until_the_ttl(client, engine, make_
 
 def test_a_spaces_assembly_settings_are_validated_naming_the_field(engine, make_assembler):
     """Per-space overrides go through the one validated merge: an unknown key or a value the
-    configuration refuses is a 422 naming the field inside settings.assembly."""
-    from pipelines import spaces
+    configuration refuses is refused naming the field inside settings.assembly, when the
+    space is created and (for a space stored without that check) when an assembly reads it."""
+    from pipelines import space_settings, spaces
     from pipelines.errors import InvalidInput
 
     cases = {
@@ -851,8 +852,11 @@ def test_a_spaces_assembly_settings_are_validated_naming_the_field(engine, make_
         "settings.assembly.oversample": {"oversample": "three"},
     }
     for field, overrides in cases.items():
+        with pytest.raises(InvalidInput) as refused:
+            space_settings.validate({"assembly": overrides})
+        assert refused.value.field == field, (overrides, refused.value.field)
         space = f"ctx-{uuid.uuid4().hex[:10]}"
-        spaces.create(engine.store, space, settings={"assembly": overrides})
+        spaces.create(engine.store, spaces.NewSpace(id=space, settings={"assembly": overrides}))
         try:
             with pytest.raises(InvalidInput) as err:
                 make_assembler().assemble(space, _request("anything", 2000))
