@@ -54,7 +54,7 @@ lint: venv  ## ruff (lint and format) and mypy --strict
 	$(MAKE) typecheck
 
 typecheck: venv  ## mypy --strict (pydantic plugin) on the service code
-	$(BIN)/mypy pipelines app
+	$(BIN)/mypy pipelines app mnemograph
 
 format: venv
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .

@@ -10,7 +10,9 @@ from fastapi import Depends, FastAPI
 
 from app import errors
 from app.auth import require_key
-from app.routers import context, graph, health, jobs, memories, recall, spaces
+from app.mcp import http as mcp_http
+from app.observability import http as observability
+from app.routers import context, graph, health, jobs, memories, recall, spaces, transfer
 from app.services import build_services
 from app.settings import Settings
 from pipelines.engine import Engine
@@ -24,6 +26,7 @@ V1_ROUTERS = [
     context.router,
     jobs.router,
     recall.router,
+    transfer.router,
 ]
 
 
@@ -36,10 +39,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = build_services(settings, engine)
+        observability.meter(app, services)
         app.state.services = services
         log.info("Mnemograph ready: %s", services.engine.readiness())
         try:
-            yield
+            async with mcp_http.running(app):
+                yield
         finally:
             services.close()
 
@@ -55,4 +60,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(health.router)
     for router in V1_ROUTERS:
         app.include_router(router, dependencies=[Depends(require_key)])
+    mcp_http.install(app, settings)
+    observability.install(app)
     return app

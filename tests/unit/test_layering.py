@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("app", "pipelines", "graph_schema", "cypher")
+PACKAGES = ("app", "pipelines", "graph_schema", "cypher", "mnemograph")
 PROJECT = (*PACKAGES, "neo4j_runtime", "benchmarks", "tests")
 
 #: Which top-level package may import which (besides itself).
 LAYERS: dict[str, frozenset[str]] = {
-    "app": frozenset({"pipelines", "neo4j_runtime"}),  # neo4j_runtime: `serve --manage-neo4j`
+    # neo4j_runtime: `mnemograph neo4j ...`; mnemograph: the SDK, for the CLI and MCP over stdio
+    "app": frozenset({"pipelines", "neo4j_runtime", "mnemograph"}),
+    "mnemograph": frozenset(),  # the SDK stands alone: httpx and pydantic only
     "pipelines": frozenset({"cypher", "graph_schema"}),
     "graph_schema": frozenset({"cypher"}),
     "cypher": frozenset(),
@@ -62,6 +64,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"recall", "maintenance", "engine", "spaces", "graph", "models", "overrides", "errors"}
     ),
     "space_settings": frozenset({"assemble", "consolidate", "ingest", "overrides", "errors"}),
+    "transfer": frozenset({"ingest", "spaces", "graph", "models", "errors"}),
 }
 
 #: Edges that exist on this branch only until the assembler's rework lands (it routes its

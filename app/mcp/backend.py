@@ -1,0 +1,137 @@
+"""What the MCP tools call: a :class:`Backend` answers in plain, compact dicts. Two exist:
+:class:`ServicesBackend` (in the API process, for ``/mcp``) and :class:`ClientBackend` (over
+HTTP with the SDK, for stdio)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import anyio.to_thread
+
+from app.schemas.memories import MemoriesCreate, SessionCreate
+from app.services import Services
+from mnemograph.client import AsyncClient
+from pipelines import browse, spaces
+from pipelines.assemble.request import ContextRequest
+from pipelines.consolidate import supersede
+from pipelines.recall.request import RecallRequest
+
+Json = dict[str, Any]
+
+
+class Backend(Protocol):
+    async def list_spaces(self, allowed: frozenset[str] | None) -> list[Json]: ...
+    async def add_session(self, space: str, session: Json) -> Json: ...
+    async def add_memories(self, space: str, memories: list[Json]) -> Json: ...
+    async def recall(self, space: str, query: str, k: int) -> Json: ...
+    async def context(self, space: str, query: str, context_window: int) -> Json: ...
+    async def forget(self, space: str, memory_id: str) -> Json: ...
+    async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json: ...
+
+
+class ServicesBackend:
+    """The app's services, called in worker threads (they block on Neo4j)."""
+
+    def __init__(self, services: Callable[[], Services]) -> None:
+        self._services = services
+
+    @property
+    def s(self) -> Services:
+        return self._services()
+
+    async def list_spaces(self, allowed: frozenset[str] | None) -> list[Json]:
+        rows = await anyio.to_thread.run_sync(
+            lambda: spaces.list_spaces(self.s.engine.store, allowed, 0, 1000)
+        )
+        return [{"id": r["id"], "name": r.get("name"), "description": r.get("description")}
+                for r in rows]  # fmt: skip
+
+    async def add_session(self, space: str, session: Json) -> Json:
+        body = SessionCreate.model_validate(session)
+        result = await anyio.to_thread.run_sync(
+            lambda: self.s.ingestor.ingest_session(space, body.to_session(), body.options())
+        )
+        return _ingested(result.memory_ids, result.items, result.counts)
+
+    async def add_memories(self, space: str, memories: list[Json]) -> Json:
+        body = MemoriesCreate.model_validate({"memories": memories})
+        result = await anyio.to_thread.run_sync(
+            lambda: self.s.ingestor.add_memories(space, body.to_memories(), body.options())
+        )
+        return _ingested(result.memory_ids, result.items, result.counts)
+
+    async def recall(self, space: str, query: str, k: int) -> Json:
+        request = RecallRequest(query=query, k=k)
+        out = await anyio.to_thread.run_sync(lambda: self.s.recaller.recall(space, request))
+        hits = [
+            {"id": h.id, "content": h.content, "time": h.time.isoformat() if h.time else None,
+             "speaker": h.speaker, "session_id": h.session_id, "score": round(h.score, 4)}
+            for h in out.results
+        ]  # fmt: skip
+        return {"results": hits, "abstain": out.abstain, "abstain_reason": out.abstain_reason}
+
+    async def context(self, space: str, query: str, context_window: int) -> Json:
+        request = ContextRequest(query=query, context_window=context_window)
+        out = await anyio.to_thread.run_sync(lambda: self.s.assembler.assemble(space, request))
+        return {"prompt": out.prompt, "included_ids": out.included_ids}
+
+    async def forget(self, space: str, memory_id: str) -> Json:
+        deleted = await anyio.to_thread.run_sync(
+            lambda: browse.delete_memory(self.s.engine.store, space, memory_id)
+        )
+        return {"id": memory_id, "deleted": deleted.model_dump()}
+
+    async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json:
+        request = supersede.SupersedeRequest(content=content, reason=reason)
+        out = await anyio.to_thread.run_sync(
+            lambda: supersede.supersede_memory(
+                self.s.engine, self.s.ingestor, space, memory_id, request
+            )
+        )
+        return {"superseded": out.older, "by": out.newer, "reason": out.reason}
+
+
+class ClientBackend:
+    """A running Mnemograph server, through the SDK."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self.c = client
+
+    async def list_spaces(self, allowed: frozenset[str] | None) -> list[Json]:
+        return [{"id": s.id, "name": s.name, "description": s.description}
+                async for s in self.c.iter_spaces()]  # fmt: skip
+
+    async def add_session(self, space: str, session: Json) -> Json:
+        out = await self.c.add_session(space, session)
+        return _ingested(out.memory_ids, out.items, out.counts)
+
+    async def add_memories(self, space: str, memories: list[Json]) -> Json:
+        out = await self.c.add_memories(space, memories)
+        return _ingested(out.memory_ids, out.items, out.counts)
+
+    async def recall(self, space: str, query: str, k: int) -> Json:
+        out = await self.c.recall(space, query, k=k)
+        hits = [
+            {"id": h.id, "content": h.content, "time": h.time.isoformat() if h.time else None,
+             "speaker": h.speaker, "session_id": h.session_id, "score": round(h.score, 4)}
+            for h in out.results
+        ]  # fmt: skip
+        return {"results": hits, "abstain": out.abstain, "abstain_reason": out.abstain_reason}
+
+    async def context(self, space: str, query: str, context_window: int) -> Json:
+        out = await self.c.context(space, query, context_window)
+        return {"prompt": out.prompt, "included_ids": out.included_ids}
+
+    async def forget(self, space: str, memory_id: str) -> Json:
+        out = await self.c.delete_memory(space, memory_id)
+        return {"id": memory_id, "deleted": out.deleted.model_dump()}
+
+    async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json:
+        out = await self.c.supersede(space, memory_id, reason=reason, content=content)
+        return {"superseded": out.older, "by": out.newer, "reason": out.reason}
+
+
+def _ingested(ids: list[str], items: list[Any], counts: dict[str, int]) -> Json:
+    decisions = [{"id": it.id, "decision": it.decision, "reason": it.reason} for it in items]
+    return {"memory_ids": ids, "counts": counts, "items": decisions}

@@ -1,0 +1,104 @@
+"""One ASGI middleware per request: a request id (the caller's ``X-Request-ID`` when it is a
+sane token, else a new one) echoed in the response, one structured log line, and the
+request's metrics under its route template (bounded labels: never the raw path)."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.observability.metrics import Metrics
+
+HEADER = "x-request-id"
+SANE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+log = logging.getLogger("mnemograph.access")
+
+
+def route_of(scope: Scope) -> str:
+    """The template of the route that served ``scope`` (the router records it there), or
+    ``unmatched``: a bounded label, never the raw path."""
+    route = scope.get("route")
+    path = getattr(route, "path_format", None) or getattr(route, "path", None)
+    return str(path) if path else "unmatched"
+
+
+class RequestMiddleware:
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers", [])).get(HEADER.encode(), b"").decode("latin-1")
+        rid = given if SANE_ID.match(given) else uuid.uuid4().hex
+        token = request_id.set(rid)
+        status = 500
+        start = time.perf_counter()
+        self.metrics.in_flight.inc()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (HEADER.encode(), rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - start
+            self.metrics.in_flight.dec()
+            route = route_of(scope)
+            self.metrics.observe_request(route, scope["method"], status, seconds)
+            log.info(
+                "request",
+                extra={"http": {"method": scope["method"], "route": route,
+                                "status": status, "ms": round(seconds * 1000, 2)}},
+            )  # fmt: skip
+            request_id.reset(token)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC), level, logger, message, request id, extras."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = request_id.get()
+        if rid is not None:
+            out["request_id"] = rid
+        http = getattr(record, "http", None)
+        if http is not None:
+            out["http"] = http
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def json_logging(level: int = logging.INFO) -> None:
+    """Route the root logger (and uvicorn's) through :class:`JsonFormatter` on stderr."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = name != "uvicorn.access"  # our access line replaces uvicorn's

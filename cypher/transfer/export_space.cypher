@@ -1,0 +1,3 @@
+// The space node's properties (export).
+MATCH (s:Space {id: $space})
+RETURN properties(s) AS props

@@ -1,0 +1,221 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+import httpx
+
+from mnemograph.client import models
+from mnemograph.client.base import (
+    ClientConfig,
+    connection_failed,
+    raise_for,
+    read,
+    request_args,
+    retry_after,
+    retryable,
+)
+from mnemograph.client.calls import RETRY_STATUSES, Call, Endpoints, RetryPolicy, paged
+from mnemograph.client.transfer import merge_results
+
+M = TypeVar("M")
+E = Endpoints
+
+
+class Client:
+    """Mnemograph over HTTP. Use as a context manager (or call :meth:`close`)::
+
+    with Client("http://127.0.0.1:8000", api_key="...") as mg:
+        mg.recall("my-space", "what did we decide about the cache?")
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.config = ClientConfig(base_url, api_key, timeout=timeout, retry=retry, headers=headers)
+        self._http = httpx.Client(
+            base_url=self.config.base_url,
+            headers=self.config.headers,
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- sending -------------------------------------------------------------------------
+    def _send(self, call: Call[Any], stream: bool = False) -> httpx.Response:
+        """The answer to ``call`` after the retries the policy allows (refusals, failed
+        connections); any other answer is returned as it is."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                request = self._http.build_request(call.method, call.path, **request_args(call))
+                response = self._http.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                wait = (
+                    self.config.retry.wait(attempt, None) if retryable(exc, call.method) else None
+                )
+                if wait is None:
+                    raise connection_failed(self.config, exc) from exc
+                time.sleep(wait)
+                continue
+            if response.status_code in RETRY_STATUSES:
+                wait = self.config.retry.wait(attempt, retry_after(response))
+                if wait is not None:
+                    response.close()
+                    time.sleep(wait)
+                    continue
+            return response
+
+    def _one(self, call: Call[M]) -> M:
+        return cast(M, read(call, self._send(call)))
+
+    def _many(self, call: Call[M]) -> list[M]:
+        return cast(list[M], read(call, self._send(call)))
+
+    def paginate(self, call: Call[M], page_size: int = 100) -> Iterator[M]:
+        """Every item of a listing, fetched page by page (``skip``/``limit``)."""
+        skip = 0
+        while True:
+            page = self._many(paged(call, skip, page_size))
+            yield from page
+            if len(page) < page_size:
+                return
+            skip += page_size
+
+    # -- spaces --------------------------------------------------------------------------
+    def list_spaces(self, skip: int = 0, limit: int = 100) -> list[models.Space]:
+        return self._many(paged(E.list_spaces(), skip, limit))
+
+    def iter_spaces(self, page_size: int = 100) -> Iterator[models.Space]:
+        return self.paginate(E.list_spaces(), page_size)
+
+    def create_space(
+        self,
+        space: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> models.SpaceCreated:
+        return self._one(E.create_space(space, name, description, settings))
+
+    def get_space(self, space: str) -> models.Space:
+        return self._one(E.get_space(space))
+
+    def delete_space(self, space: str) -> models.SpaceDeleted:
+        return self._one(E.delete_space(space))
+
+    # -- writing -------------------------------------------------------------------------
+    def add_session(self, space: str, session: Mapping[str, Any]) -> models.IngestResponse:
+        """Store one conversation session (``session_id``, ``turns``, ...) in one transaction."""
+        return self._one(E.add_session(space, session))
+
+    def add_memories(
+        self, space: str, memories: Sequence[Mapping[str, Any]], **options: Any
+    ) -> models.IngestResponse:
+        """Store free memories (``content``, ``kind``, ``tags``, ...); ``gate``/``force``."""
+        return self._one(E.add_memories(space, memories, options))
+
+    def get_memory(self, space: str, memory_id: str) -> dict[str, Any]:
+        return self._one(E.get_memory(space, memory_id))
+
+    def delete_memory(self, space: str, memory_id: str) -> models.MemoryDeleted:
+        return self._one(E.delete_memory(space, memory_id))
+
+    def supersede(
+        self,
+        space: str,
+        memory_id: str,
+        *,
+        reason: str,
+        content: str | None = None,
+        by_memory_id: str | None = None,
+    ) -> models.SupersedeResult:
+        """Retire ``memory_id`` in favour of new ``content`` or of ``by_memory_id``."""
+        return self._one(E.supersede(space, memory_id, reason, content, by_memory_id))
+
+    # -- reading -------------------------------------------------------------------------
+    def recall(
+        self, space: str, query: str, k: int | None = None, **options: Any
+    ) -> models.RecallOut:
+        """Ranked memories for ``query``; ``options`` are the other /recall fields."""
+        return self._one(E.recall(space, query, k, options))
+
+    def context(
+        self, space: str, query: str, context_window: int, **options: Any
+    ) -> models.ContextOut:
+        """The context for ``query`` within ``context_window`` tokens (``prompt`` is ready
+        to send; ``report`` says what was selected and cut)."""
+        return self._one(E.context(space, query, context_window, options))
+
+    def iter_facts(
+        self, space: str, category: str | None = None, page_size: int = 100
+    ) -> Iterator[models.Fact]:
+        return self.paginate(E.list_facts(space, category), page_size)
+
+    def iter_entities(
+        self, space: str, q: str | None = None, page_size: int = 100
+    ) -> Iterator[models.Entity]:
+        return self.paginate(E.list_entities(space, q), page_size)
+
+    # -- jobs ----------------------------------------------------------------------------
+    def run_job(self, space: str, job: str, dry_run: bool | None = None) -> models.JobRun:
+        return self._one(E.run_job(space, job, dry_run))
+
+    def iter_jobs(
+        self, space: str, job: str | None = None, page_size: int = 50
+    ) -> Iterator[models.JobRun]:
+        return self.paginate(E.list_jobs(space, job), page_size)
+
+    # -- export and import ---------------------------------------------------------------
+    def export(self, space: str, embeddings: bool = False) -> Iterator[dict[str, Any]]:
+        """The space's records (JSON Lines, streamed), header first and counts last."""
+        response = self._send(E.export(space, embeddings), stream=True)
+        try:
+            if not response.is_success:
+                response.read()
+                raise_for(response)
+            for line in response.iter_lines():
+                if line.strip():
+                    yield cast(dict[str, Any], json.loads(line))
+        finally:
+            response.close()
+
+    def import_records(
+        self, space: str, records: Iterable[dict[str, Any]], batch: int = 500
+    ) -> models.ImportResult:
+        """Send exported records in batches (each one transaction); idempotent."""
+        results: list[models.ImportResult] = []
+        chunk: list[dict[str, Any]] = []
+        for record in records:
+            chunk.append(record)
+            if len(chunk) >= batch:
+                results.append(self._one(E.import_records(space, chunk)))
+                chunk = []
+        if chunk:
+            results.append(self._one(E.import_records(space, chunk)))
+        return merge_results(results)
+
+    def transfer_counts(self, space: str) -> models.TransferCounts:
+        """What an export of the space holds, counted by the server (import verification)."""
+        return self._one(E.transfer_counts(space))

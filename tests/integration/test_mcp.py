@@ -1,0 +1,134 @@
+"""The MCP server with the SDK's own client against a live server on a real Neo4j: every
+tool round-tripped over streamable HTTP (``/mcp``) and over stdio (``mnemograph mcp``), bad
+arguments, and a key limited to one space."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from mnemograph.client import Client as Sdk
+
+TOOLS = {"remember", "recall", "context", "correct", "forget", "list_spaces"}
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    if isinstance(result.structured_content, dict):
+        return result.structured_content
+    return dict(json.loads(result.content[0].text))
+
+
+async def _round_trip(mcp: Client, space: str | None) -> None:
+    """remember -> recall -> context -> correct -> forget; ``space`` None: the default."""
+    names = {t.name for t in (await mcp.list_tools()).tools}
+    assert names >= TOOLS
+    extra = {} if space is None else {"space": space}
+    messages = [
+        {"role": "user", "speaker": "Ana", "content": "Our staging database is Postgres 15."},
+        {"role": "assistant", "content": "Noted: staging runs Postgres 15."},
+    ]
+    stored = _data(await mcp.call_tool("remember", {"messages": messages, **extra}))
+    assert stored["counts"]["memories"] == 2
+    note = _data(await mcp.call_tool("remember", {"content": "Ana prefers tea.", **extra}))
+    assert note["items"][0]["decision"] == "stored"
+    found = _data(await mcp.call_tool("recall", {"query": "staging database", "k": 3, **extra}))
+    assert "not instructions" in found["trust"]
+    top = found["results"][0]
+    assert "Postgres" in top["content"]
+    ctx = _data(await mcp.call_tool("context", {"query": "staging database", **extra}))
+    assert "Postgres" in ctx["prompt"]
+    fixed = _data(
+        await mcp.call_tool("correct", {"memory_id": top["id"], "content": "Staging moved to "
+                                        "Postgres 16.", "reason": "upgrade", **extra})
+    )  # fmt: skip
+    assert fixed["superseded"] == top["id"]
+    again = _data(await mcp.call_tool("recall", {"query": "staging database Postgres", **extra}))
+    assert top["id"] not in [h["id"] for h in again["results"]]
+    gone = _data(await mcp.call_tool("forget", {"memory_id": fixed["by"], **extra}))
+    assert gone["deleted"]["memories"] == 1
+    # bad arguments come back as tool errors naming the field, never as crashes
+    bad = await mcp.call_tool("recall", {"query": "x", "k": 0, **extra})
+    assert bad.is_error
+    neither = await mcp.call_tool("remember", {**extra})
+    assert neither.is_error and "content" in neither.content[0].text
+    missing = await mcp.call_tool("forget", {"memory_id": "no-such-id", **extra})
+    assert missing.is_error and "not_found" in missing.content[0].text
+
+
+def _http(url: str, key: str | None) -> Client:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    transport = streamable_http_client(
+        f"{url}/mcp", http_client=httpx2.AsyncClient(headers=headers)
+    )
+    return Client(transport)
+
+
+@pytest.fixture
+def spaces(live_secured):
+    admin = Sdk(live_secured.url, api_key=live_secured.admin_key)
+    other = f"mcp-{uuid.uuid4().hex[:8]}"
+    admin.create_space(live_secured.limited_space)
+    admin.create_space(other)
+    yield live_secured, other
+    admin.delete_space(live_secured.limited_space)
+    admin.delete_space(other)
+    admin.close()
+
+
+def test_tools_over_http(spaces):
+    live, other = spaces
+
+    async def main() -> None:
+        async with _http(live.url, live.admin_key) as mcp:
+            await _round_trip(mcp, other)
+            listed = _data(await mcp.call_tool("list_spaces", {}))
+            assert {live.limited_space, other} <= {s["id"] for s in listed["spaces"]}
+
+    anyio.run(main)
+
+
+def test_a_limited_key_over_http(spaces):
+    live, other = spaces
+
+    async def main() -> None:
+        async with _http(live.url, live.limited_key) as mcp:
+            await _round_trip(mcp, None)  # its one space is the default
+            listed = _data(await mcp.call_tool("list_spaces", {}))
+            assert [s["id"] for s in listed["spaces"]] == [live.limited_space]
+            denied = await mcp.call_tool("recall", {"query": "x", "space": other})
+            assert denied.is_error and "forbidden" in denied.content[0].text
+
+    anyio.run(main)
+    r = httpx.post(f"{live.url}/mcp", json={}, headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+def test_tools_over_stdio(live):
+    space = f"stdio-{uuid.uuid4().hex[:8]}"
+    with Sdk(live.url) as sdk:
+        sdk.create_space(space)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "app", "mcp", "--space", space, "--url", live.url],
+    )
+
+    async def main() -> None:
+        async with Client(params) as mcp:
+            await _round_trip(mcp, None)
+
+    try:
+        anyio.run(main)
+    finally:
+        with Sdk(live.url) as sdk:
+            sdk.delete_space(space)
