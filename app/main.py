@@ -12,7 +12,7 @@ from app import errors
 from app.auth import require_key
 from app.mcp import http as mcp_http
 from app.observability import http as observability
-from app.routers import context, graph, health, jobs, memories, recall, spaces, transfer
+from app.routers import browser, context, graph, health, jobs, memories, recall, spaces, transfer
 from app.services import build_services
 from app.settings import Settings
 from pipelines.engine import Engine
@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.services = None
     errors.install(app)
     app.include_router(health.router)
+    app.include_router(browser.router)
     for router in V1_ROUTERS:
         app.include_router(router, dependencies=[Depends(require_key)])
     mcp_http.install(app, settings)

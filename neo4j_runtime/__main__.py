@@ -5,7 +5,11 @@
     python -m neo4j_runtime stop | status | smoke
 
 The dev instance keeps its data in ``.mnemograph/neo4j`` of the checkout (override with
-MNEMOGRAPH_NEO4J_DIR) and listens on 127.0.0.1:7687 (MNEMOGRAPH_NEO4J_PORT).
+MNEMOGRAPH_NEO4J_DIR), listens on 127.0.0.1 (MNEMOGRAPH_NEO4J_LISTEN) for Bolt on 7687
+(MNEMOGRAPH_NEO4J_PORT) and for Neo4j Browser on 7474 (MNEMOGRAPH_NEO4J_HTTP_PORT, ``off``
+disables it). Beyond loopback, authentication is on: the password is MNEMOGRAPH_NEO4J_PASSWORD,
+or one generated into ``<data dir>/neo4j-password`` (owner-only). Browser opens the Mnemograph
+guide served by the API (MNEMOGRAPH_HOST / MNEMOGRAPH_PORT, default 127.0.0.1:8000).
 """
 
 from __future__ import annotations
@@ -16,16 +20,72 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from neo4j_runtime import runtime
-from neo4j_runtime.settings import GDS_VERSION, NEO4J_VERSION, InstanceConfig
+from neo4j_runtime import auth, runtime
+from neo4j_runtime.settings import (
+    GDS_VERSION,
+    NEO4J_USER,
+    NEO4J_VERSION,
+    WILDCARD_HOSTS,
+    InstanceConfig,
+    is_loopback,
+)
+
+# Where the API serves Browser's guide and style (app/routers/browser.py serves these paths).
+GUIDE_PATH = "/browser/guide"
+STYLE_PATH = "/browser/style.grass"
 
 
-def dev_instance() -> InstanceConfig:
-    base = os.environ.get("MNEMOGRAPH_NEO4J_DIR") or str(Path.cwd() / ".mnemograph" / "neo4j")
-    port = int(os.environ.get("MNEMOGRAPH_NEO4J_PORT", "7687"))
-    return InstanceConfig(name="dev", base_dir=Path(base).resolve(), bolt_port=port)
+def api_base_url(host: str | None = None, port: int | None = None, public_host: str = "") -> str:
+    """The API's address as a browser on this machine reaches it (a wildcard bind is reached
+    through ``public_host``)."""
+    host = host or os.environ.get("MNEMOGRAPH_HOST") or "127.0.0.1"
+    port = port or int(os.environ.get("MNEMOGRAPH_PORT") or 8000)
+    if host in WILDCARD_HOSTS:
+        host = public_host or "127.0.0.1"
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def dev_instance(api_url: str | None = None) -> InstanceConfig:
+    """The instance `make neo4j` and `make serve` run, configured from the environment."""
+    env = os.environ
+    base = Path(env.get("MNEMOGRAPH_NEO4J_DIR") or Path.cwd() / ".mnemograph" / "neo4j").resolve()
+    host = env.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
+    http = (env.get("MNEMOGRAPH_NEO4J_HTTP_PORT") or "7474").strip().lower()
+    advertised = env.get("MNEMOGRAPH_NEO4J_ADVERTISED_HOST") or None
+    password = env.get("MNEMOGRAPH_NEO4J_PASSWORD") or None
+    if password is None and not is_loopback(host):
+        password = auth.stored_password(base)
+    inst = InstanceConfig(
+        name="dev",
+        base_dir=base,
+        bolt_port=int(env.get("MNEMOGRAPH_NEO4J_PORT") or 7687),
+        host=host,
+        http_port=None if http in ("off", "0", "false", "none") else int(http),
+        advertised_host=advertised,
+        password=password,
+    )
+    api = (api_url or api_base_url(public_host=inst.public_host)).rstrip("/")
+    return replace(inst, guide_url=api + GUIDE_PATH, style_url=api + STYLE_PATH)
+
+
+def describe(inst: InstanceConfig) -> list[str]:
+    """What a person needs to connect: the Browser address and the credentials."""
+    lines = []
+    if inst.browser_url:
+        lines.append(f"Neo4j Browser: {inst.browser_url}")
+    if inst.password:
+        where = (
+            auth.password_path(inst.base_dir)
+            if not os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD")
+            else "MNEMOGRAPH_NEO4J_PASSWORD"
+        )
+        lines.append(f"Neo4j auth: user {NEO4J_USER!r}, password in {where}")
+    else:
+        lines.append("Neo4j auth: off (loopback only); in Browser choose 'No authentication'")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,12 +107,14 @@ def main(argv: list[str] | None = None) -> int:
             )
         elif args.command == "start":
             started = runtime.start(inst, timeout=args.timeout)
-            info = runtime.smoke(inst.bolt_uri)
+            info = runtime.smoke(inst.bolt_uri, inst.auth)
             how = "already running" if started.reused else f"started in {started.seconds:.1f}s"
             print(
                 f"Neo4j {info['neo4j_version']} + GDS {info['gds_version']} {how}: "
                 f"{inst.bolt_uri} (pid {started.pid}, data {inst.data_dir})"
             )
+            for line in describe(inst):
+                print(line)
             if args.foreground:
 
                 def _stop(*_: object) -> None:
@@ -69,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "status":
             print(json.dumps(runtime.status(inst), indent=2))
         elif args.command == "smoke":
-            print(json.dumps(runtime.smoke(inst.bolt_uri), indent=2))
+            print(json.dumps(runtime.smoke(inst.bolt_uri, inst.auth), indent=2))
     except runtime.RuntimeErrorWithHint as exc:
         return runtime.main_error(exc)
     return 0

@@ -3,7 +3,9 @@
 The server is assembled from Maven Central artifacts (``maven/*/pom.xml``) into a user cache
 directory, then started as one JVM running Neo4j's ``CommunityEntryPoint`` with the plugin jars
 first on the classpath (GDS registers itself through ServiceLoader, so it must be on the
-classpath, not only in plugins/). Nothing here is specific to Mnemograph's data model.
+classpath, not only in plugins/), and Neo4j Browser's jar last (the HTTP connector serves the
+``browser/`` assets it finds on the classpath at ``/browser/``). Nothing here is specific to
+Mnemograph's data model.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from neo4j_runtime import auth
 from neo4j_runtime import settings as S
 
 _MAVEN_DIR = Path(__file__).parent / "maven"
 _COMPLETE_MARKER = ".complete"
+BROWSER_DIR = "browser"  # Browser's jar, resolved beside lib/ and plugins/ (own marker)
 
 _LOG_CONFIG = """<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="ERROR" monitorInterval="0" packages="org.neo4j.logging.log4j">
@@ -107,44 +111,75 @@ def runtime_home() -> Path:
 
 def is_fetched(home: Path | None = None) -> bool:
     home = home or runtime_home()
-    return (home / _COMPLETE_MARKER).exists()
+    return (home / _COMPLETE_MARKER).exists() and _browser_fetched(home)
 
 
-def fetch(home: Path | None = None, *, quiet: bool = False) -> Path:
-    """Resolve Neo4j and GDS jars into ``home`` (idempotent; a second call is instant)."""
-    home = home or runtime_home()
-    if is_fetched(home):
-        return home
+def _browser_fetched(home: Path) -> bool:
+    marker = home / BROWSER_DIR / _COMPLETE_MARKER
+    return marker.exists() and marker.read_text().strip() == S.BROWSER_VERSION
+
+
+def _maven(module: str, target: Path, *, quiet: bool) -> None:
+    """Copy the runtime dependencies of ``maven/<module>/pom.xml`` into ``target``."""
     mvn = shutil.which("mvn")
     if not mvn:
         raise RuntimeErrorWithHint(
-            "Maven ('mvn') is needed once to resolve Neo4j and GDS from Maven Central. "
+            "Maven ('mvn') is needed once to resolve Neo4j, GDS and Browser from Maven Central. "
             "Install it (apt-get install maven) or use docker-compose.yml instead."
         )
     java = find_java()
+    cmd = [
+        mvn,
+        "-B",
+        "-q" if quiet else "-ntp",
+        "-f",
+        str(_MAVEN_DIR / module / "pom.xml"),
+        f"-Dneo4j.version={S.NEO4J_VERSION}",
+        f"-Dgds.version={S.GDS_VERSION}",
+        f"-Dbrowser.version={S.BROWSER_VERSION}",
+        f"{S.MAVEN_DEPENDENCY_PLUGIN}:copy-dependencies",
+        "-DincludeScope=runtime",
+        f"-DoutputDirectory={target}",
+    ]
+    if not quiet:
+        print(f"[neo4j-runtime] resolving {module} from Maven Central ...", flush=True)
     env = dict(os.environ, JAVA_HOME=str(java.parent.parent))
+    proc = subprocess.run(cmd, env=env, capture_output=quiet, text=True)
+    if proc.returncode != 0:
+        detail = (proc.stdout or "")[-2000:] + (proc.stderr or "")[-2000:] if quiet else ""
+        raise RuntimeErrorWithHint(f"Maven resolve of {module} failed.\n{detail}")
+
+
+def _fetch_browser(home: Path, *, quiet: bool) -> None:
+    """Resolve Browser into ``home/browser`` (a cache made before Browser was added gets it too)."""
+    staging = Path(tempfile.mkdtemp(prefix=BROWSER_DIR + ".", dir=home))
+    try:
+        _maven("browser", staging, quiet=quiet)
+        if not any(staging.glob("neo4j-browser-*.jar")):
+            raise RuntimeErrorWithHint("Browser resolve produced no neo4j-browser jar")
+        (staging / _COMPLETE_MARKER).write_text(S.BROWSER_VERSION + "\n")
+        target = home / BROWSER_DIR
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def fetch(home: Path | None = None, *, quiet: bool = False) -> Path:
+    """Resolve Neo4j, GDS and Browser jars into ``home`` (idempotent; a second call is instant)."""
+    home = home or runtime_home()
+    if is_fetched(home):
+        return home
+    if (home / _COMPLETE_MARKER).exists():
+        _fetch_browser(home, quiet=quiet)
+        return home
     home.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=home.name + ".", dir=home.parent))
     try:
         for module, target in (("neo4j", "lib"), ("gds", "plugins")):
-            cmd = [
-                mvn,
-                "-B",
-                "-q" if quiet else "-ntp",
-                "-f",
-                str(_MAVEN_DIR / module / "pom.xml"),
-                f"-Dneo4j.version={S.NEO4J_VERSION}",
-                f"-Dgds.version={S.GDS_VERSION}",
-                f"{S.MAVEN_DEPENDENCY_PLUGIN}:copy-dependencies",
-                "-DincludeScope=runtime",
-                f"-DoutputDirectory={staging / target}",
-            ]
-            if not quiet:
-                print(f"[neo4j-runtime] resolving {module} from Maven Central ...", flush=True)
-            proc = subprocess.run(cmd, env=env, capture_output=quiet, text=True)
-            if proc.returncode != 0:
-                detail = (proc.stdout or "")[-2000:] + (proc.stderr or "")[-2000:] if quiet else ""
-                raise RuntimeErrorWithHint(f"Maven resolve of {module} failed.\n{detail}")
+            _maven(module, staging / target, quiet=quiet)
         lib_names = {p.name for p in (staging / "lib").glob("*.jar")}
         # plugins/ comes first on the classpath: a GDS copy of a jar Neo4j already ships would
         # shadow Neo4j's own. Same file name = same artifact and version, so keep Neo4j's.
@@ -155,6 +190,7 @@ def fetch(home: Path | None = None, *, quiet: bool = False) -> Path:
             (staging / "plugins").glob("proc-*.jar")
         ):
             raise RuntimeErrorWithHint("GDS resolve produced no procedure jars")
+        _fetch_browser(staging, quiet=quiet)
         (staging / _COMPLETE_MARKER).write_text(f"{S.NEO4J_VERSION} {S.GDS_VERSION}\n")
         if home.exists():
             shutil.rmtree(home)
@@ -186,7 +222,7 @@ def write_config(instance: S.InstanceConfig, home: Path) -> None:
 
 
 def java_command(instance: S.InstanceConfig, home: Path, java: Path) -> list[str]:
-    classpath = f"{home / 'plugins'}/*{os.pathsep}{home / 'lib'}/*"
+    classpath = os.pathsep.join(f"{home / part}/*" for part in ("plugins", "lib", BROWSER_DIR))
     return [
         str(java),
         *S.JVM_FLAGS,
@@ -239,21 +275,32 @@ class Started:
 def start(
     instance: S.InstanceConfig, *, wait: bool = True, timeout: float = 180.0, quiet: bool = False
 ) -> Started:
-    """Start the instance in the background (idempotent) and wait until it answers GDS queries."""
+    """Start the instance in the background (idempotent) and wait until it answers GDS queries.
+
+    With a password, authentication is on: a fresh database gets the password before its first
+    start, an older one created without authentication has its initial password replaced.
+    """
     t0 = time.monotonic()
+    try:
+        instance.check()
+    except ValueError as exc:
+        raise RuntimeErrorWithHint(str(exc)) from None
     pid = _read_pid(instance)
     if pid is not None:
         if wait:
-            wait_ready(instance.bolt_uri, timeout=timeout, pid=pid, log=instance.console_log)
+            _wait_secured(instance, timeout, pid)
         return Started(pid, instance.bolt_uri, True, time.monotonic() - t0)
-    if port_open(instance.host, instance.bolt_port):
-        raise RuntimeErrorWithHint(
-            f"Port {instance.bolt_port} is already in use by another process. Stop it or choose "
-            "another port (MNEMOGRAPH_NEO4J_PORT)."
-        )
+    for port, variable in ((instance.bolt_port, "PORT"), (instance.http_port, "HTTP_PORT")):
+        if port is not None and port_open(instance.connect_host, port):
+            raise RuntimeErrorWithHint(
+                f"Port {port} is already in use by another process. Stop it or choose another "
+                f"port (MNEMOGRAPH_NEO4J_{variable})."
+            )
     home = fetch(quiet=quiet)
     java = find_java()
     write_config(instance, home)
+    if instance.password and not auth.is_initialized(instance):
+        auth.set_initial_password(instance, home, java, instance.password)
     cmd = java_command(instance, home, java)
     log = open(instance.console_log, "ab")  # noqa: SIM115 - handed to the child process
     proc = subprocess.Popen(
@@ -268,11 +315,30 @@ def start(
     instance.pid_file.write_text(str(proc.pid))
     if wait:
         try:
-            wait_ready(instance.bolt_uri, timeout=timeout, pid=proc.pid, log=instance.console_log)
+            _wait_secured(instance, timeout, proc.pid)
         except BaseException:
             stop(instance)
             raise
     return Started(proc.pid, instance.bolt_uri, False, time.monotonic() - t0)
+
+
+def _wait_secured(instance: S.InstanceConfig, timeout: float, pid: int) -> None:
+    """:func:`wait_ready` with the instance's credentials; replaces Neo4j's initial password
+    when the database was created without authentication."""
+    log = instance.console_log
+    try:
+        wait_ready(instance.bolt_uri, timeout=timeout, pid=pid, log=log, auth=instance.auth)
+        return
+    except AuthFailed:
+        if not instance.password or not auth.change_initial_password(
+            instance.bolt_uri, instance.password
+        ):
+            raise RuntimeErrorWithHint(
+                f"Neo4j at {instance.bolt_uri} refused the password for user "
+                f"{S.NEO4J_USER!r}: its database was secured with another one. Give that "
+                "password (MNEMOGRAPH_NEO4J_PASSWORD) or start from a new data directory."
+            ) from None
+    wait_ready(instance.bolt_uri, timeout=timeout, pid=pid, log=log, auth=instance.auth)
 
 
 def _alive(pid: int) -> bool:
@@ -310,7 +376,9 @@ def status(instance: S.InstanceConfig) -> dict[str, object]:
         "running": pid is not None,
         "pid": pid,
         "bolt_uri": instance.bolt_uri,
-        "bolt_open": port_open(instance.host, instance.bolt_port),
+        "bolt_open": port_open(instance.connect_host, instance.bolt_port),
+        "browser_url": instance.browser_url,
+        "auth": "on" if instance.password else "off",
         "data_dir": str(instance.data_dir),
         "runtime_cache": str(runtime_home()),
         "fetched": is_fetched(),
@@ -325,7 +393,11 @@ def status(instance: S.InstanceConfig) -> dict[str, object]:
 _SMOKE_GRAPH = "mnemograph_readiness_probe"
 
 
-def smoke(uri: str) -> dict[str, object]:
+class AuthFailed(RuntimeErrorWithHint):
+    """Neo4j answered but refused the credentials."""
+
+
+def smoke(uri: str, auth: tuple[str, str] | None = None) -> dict[str, object]:
     """Prove GDS works: version, procedure count, a tiny Personalized PageRank and a Leiden run.
 
     The graph is projected from literal integer ids, so the probe leaves nothing in the database.
@@ -334,7 +406,7 @@ def smoke(uri: str) -> dict[str, object]:
 
     import cypher
 
-    with GraphDatabase.driver(uri, auth=None) as driver:
+    with GraphDatabase.driver(uri, auth=auth) as driver:
 
         def q(statement: str, **params: object) -> list[dict[str, object]]:
             records = driver.execute_query(
@@ -364,9 +436,17 @@ def smoke(uri: str) -> dict[str, object]:
 
 
 def wait_ready(
-    uri: str, *, timeout: float = 180.0, pid: int | None = None, log: Path | None = None
+    uri: str,
+    *,
+    timeout: float = 180.0,
+    pid: int | None = None,
+    log: Path | None = None,
+    auth: tuple[str, str] | None = None,
 ) -> dict[str, object]:
-    """Poll the Bolt port, then run :func:`smoke` until it passes or ``timeout`` expires."""
+    """Poll the Bolt port, then run :func:`smoke` until it passes or ``timeout`` expires.
+    Refused credentials end the wait at once (:class:`AuthFailed`)."""
+    from neo4j.exceptions import AuthError
+
     host, port = uri.removeprefix("bolt://").rsplit(":", 1)
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
@@ -376,14 +456,15 @@ def wait_ready(
             raise RuntimeErrorWithHint(f"Neo4j exited during start-up. Last log lines:\n{tail}")
         if port_open(host, int(port)):
             try:
-                return smoke(uri)
+                return smoke(uri, auth)
+            except AuthError as exc:
+                raise AuthFailed(f"Neo4j at {uri} refused the credentials: {exc}") from None
             except Exception as exc:  # server still starting: databases not yet online
                 last_error = exc
         time.sleep(0.5)
+    see = f" See {log}" if log else ""
     raise RuntimeErrorWithHint(
-        f"Neo4j at {uri} was not ready within {timeout:.0f}s (last error: {last_error}). See {log}"
-        if log
-        else ""
+        f"Neo4j at {uri} was not ready within {timeout:.0f}s (last error: {last_error}).{see}"
     )
 
 

@@ -1,17 +1,23 @@
 """Versions and Neo4j settings shared by the local runtime and docker-compose.yml.
 
-This module is the single source of truth: ``tests/integration/test_runtime_config.py`` checks
-that docker-compose.yml sets the same values, so the Docker and the no-Docker paths behave alike.
+This module is the single source of truth: ``tests/unit/test_compose_sync.py`` checks that
+docker-compose.yml sets the same values, so the Docker and the no-Docker paths behave alike.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 NEO4J_VERSION = "5.26.23"
 GDS_VERSION = "2.13.9"
+# The newest Neo4j Browser on Maven Central (checked against 5.26 by `make browser-check`).
+BROWSER_VERSION = "5.24.0"
+# Neo4j's built-in user; auth (when on) is for this user, see neo4j_runtime/auth.py.
+NEO4J_USER = "neo4j"
 # Maven 3.8's default dependency plugin (2.8) cannot copy-dependencies reliably: always name 3.x.
 MAVEN_DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
 
@@ -22,7 +28,38 @@ SHARED_SETTINGS: dict[str, str] = {
     "server.memory.heap.initial_size": "1g",
     "server.memory.heap.max_size": "2g",
     "server.memory.pagecache.size": "1g",
+    # Browser (and Bloom) would otherwise report product analytics to a third party.
+    "client.allow_telemetry": "false",
 }
+
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``; a name or a wildcard is not loopback."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def browser_settings(guide_url: str | None, style_url: str | None) -> dict[str, str]:
+    """Browser's settings for a guide and a style served elsewhere: on connecting, Browser applies
+    the style and opens the guide; the allow-list names the hosts Browser may fetch them from."""
+    urls = [u for u in (style_url, guide_url) if u]
+    if not urls:
+        return {}
+    commands = ([f"style {style_url}"] if style_url else []) + (
+        [f"guide {guide_url}"] if guide_url else []
+    )
+    hosts = sorted({urlsplit(u).hostname or "" for u in urls} - {""})
+    return {
+        "browser.post_connect_cmd": "; ".join(commands),
+        "browser.remote_content_hostname_whitelist": ",".join(hosts),
+    }
+
 
 # JVM flags the Neo4j launcher would apply from server.jvm.additional. We start the server's
 # entry point directly (one process, clean signals), so we must pass them ourselves: without
@@ -51,7 +88,8 @@ ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 
 
 def cache_root() -> Path:
-    """Where resolved jars live: outside the repository, shared by every checkout."""
+    """Where resolved jars live: outside the repository, shared by every checkout (Browser is
+    resolved into ``browser/`` of the same directory, see runtime.fetch)."""
     base = os.environ.get("MNEMOGRAPH_RUNTIME_CACHE") or os.environ.get("XDG_CACHE_HOME")
     root = Path(base) if base else Path.home() / ".cache"
     if not os.environ.get("MNEMOGRAPH_RUNTIME_CACHE"):
@@ -61,20 +99,65 @@ def cache_root() -> Path:
 
 @dataclass(frozen=True)
 class InstanceConfig:
-    """One Neo4j instance: where its data lives and where it listens."""
+    """One Neo4j instance: where its data lives and where it listens.
+
+    ``http_port`` turns on the HTTP connector and with it Neo4j Browser at ``/browser/`` (None:
+    Bolt only, as tests and benchmarks run). ``password`` turns on authentication for the user
+    ``neo4j``; an instance that listens beyond loopback must have one (see :meth:`check`).
+    ``advertised_host`` is the name clients are told to connect to (Browser uses it for its
+    Bolt connection); by default the listen address, or ``localhost`` for a wildcard.
+    """
 
     name: str
     base_dir: Path
     bolt_port: int = 7687
     host: str = "127.0.0.1"
+    http_port: int | None = None
+    advertised_host: str | None = None
+    password: str | None = field(default=None, repr=False)
+    guide_url: str | None = None
+    style_url: str | None = None
     heap_initial: str = SHARED_SETTINGS["server.memory.heap.initial_size"]
     heap_max: str = SHARED_SETTINGS["server.memory.heap.max_size"]
     pagecache: str = SHARED_SETTINGS["server.memory.pagecache.size"]
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
+    def connect_host(self) -> str:
+        """Where a client on this machine connects (a wildcard listen address is not one)."""
+        return "127.0.0.1" if self.host in WILDCARD_HOSTS else self.host
+
+    @property
+    def public_host(self) -> str:
+        if self.advertised_host:
+            return self.advertised_host
+        return "localhost" if self.host in WILDCARD_HOSTS else self.host
+
+    @property
     def bolt_uri(self) -> str:
-        return f"bolt://{self.host}:{self.bolt_port}"
+        return f"bolt://{self.connect_host}:{self.bolt_port}"
+
+    @property
+    def auth(self) -> tuple[str, str] | None:
+        return (NEO4J_USER, self.password) if self.password else None
+
+    @property
+    def browser_url(self) -> str | None:
+        """The Browser page; without auth it opens with "No authentication" preselected."""
+        if self.http_port is None:
+            return None
+        url = f"http://{_url_host(self.public_host)}:{self.http_port}/browser/"
+        return url if self.password else url + "?preselectAuthMethod=NO_AUTH"
+
+    def check(self) -> None:
+        """Refuse an instance that listens beyond loopback without authentication."""
+        if not is_loopback(self.host) and not self.password:
+            raise ValueError(
+                f"Neo4j would listen on {self.host!r} without authentication: set a password "
+                "(MNEMOGRAPH_NEO4J_PASSWORD) or listen on loopback only"
+            )
+        if self.password is not None and len(self.password) < 8:
+            raise ValueError("the Neo4j password must have at least 8 characters")
 
     @property
     def conf_dir(self) -> Path:
@@ -103,14 +186,17 @@ class InstanceConfig:
     def settings(self, home: Path) -> dict[str, str]:
         """The neo4j.conf content for this instance."""
         values = dict(SHARED_SETTINGS)
+        listen, public = _url_host(self.host), _url_host(self.public_host)
         values.update(
             {
                 "server.default_listen_address": self.host,
+                "server.default_advertised_address": self.public_host,
                 "server.bolt.enabled": "true",
-                "server.bolt.listen_address": f"{self.host}:{self.bolt_port}",
-                "server.http.enabled": "false",
+                "server.bolt.listen_address": f"{listen}:{self.bolt_port}",
+                "server.bolt.advertised_address": f"{public}:{self.bolt_port}",
+                "server.http.enabled": "true" if self.http_port is not None else "false",
                 "server.https.enabled": "false",
-                "dbms.security.auth_enabled": "false",
+                "dbms.security.auth_enabled": "true" if self.password else "false",
                 "server.directories.data": str(self.data_dir),
                 "server.directories.logs": str(self.logs_dir),
                 "server.directories.run": str(self.run_dir),
@@ -122,5 +208,14 @@ class InstanceConfig:
                 "server.memory.pagecache.size": self.pagecache,
             }
         )
+        if self.http_port is not None:
+            values["server.http.listen_address"] = f"{listen}:{self.http_port}"
+            values["server.http.advertised_address"] = f"{public}:{self.http_port}"
+            values.update(browser_settings(self.guide_url, self.style_url))
         values.update(self.extra)
         return values
+
+
+def _url_host(host: str) -> str:
+    """An IPv6 literal in brackets, as addresses and URLs want it."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

@@ -41,6 +41,7 @@ def neo4j_uri() -> Iterator[str]:
         name="test",
         base_dir=base,
         bolt_port=_free_port(),
+        http_port=_free_port(),  # Neo4j Browser, checked by tests/integration/test_browser.py
         heap_initial="512m",
         heap_max="1g",
         pagecache="512m",

@@ -11,7 +11,7 @@ from app.main import create_app
 from app.observability.middleware import json_logging
 from app.settings import Settings
 from neo4j_runtime import runtime
-from neo4j_runtime.__main__ import dev_instance
+from neo4j_runtime.__main__ import api_base_url, describe, dev_instance
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -25,15 +25,19 @@ def serve(args: argparse.Namespace) -> int:
     instance = None
     started_here = False
     if args.manage_neo4j or settings.manage_neo4j:
-        instance = dev_instance()
+        instance = dev_instance(api_base_url(settings.host, settings.port))
         started = runtime.start(instance)
         started_here = not started.reused
         settings.neo4j_uri = instance.bolt_uri
+        if instance.auth:  # the API connects with the password the runtime set
+            settings.neo4j_user, settings.neo4j_password = instance.auth
         print(
             f"[mnemograph] Neo4j + GDS ready at {instance.bolt_uri} "
             f"({'reused' if started.reused else f'started in {started.seconds:.1f}s'})",
             flush=True,
         )
+        for line in describe(instance):
+            print(f"[mnemograph] {line}", flush=True)
     try:
         print(
             f"[mnemograph] API on http://{settings.host}:{settings.port} "
