@@ -14,7 +14,7 @@ TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv neo4j neo4j-stop neo4j-status serve test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation clean
+.PHONY: venv neo4j neo4j-stop neo4j-status serve browser-check test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation clean
 
 venv: $(STAMP)
 
@@ -40,8 +40,16 @@ neo4j-stop:
 neo4j-status: venv
 	$(BIN)/python -m neo4j_runtime status
 
-serve: venv  ## Neo4j + GDS + the API on http://127.0.0.1:8000; Ctrl-C stops everything
+serve: venv  ## Neo4j + GDS + the API on http://127.0.0.1:8000, Browser on :7474; Ctrl-C stops all
 	$(BIN)/python -m app serve --manage-neo4j
+
+# Neo4j Browser in headless Chromium (Debian: apt-get install chromium) against its own server,
+# data dir and free ports. BROWSER_CHECK_ARGS=--update-docs refreshes docs/browser/*.png.
+BROWSER_CHECK_ARGS ?=
+browser-check: venv
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  { echo "browser-check needs Chromium: apt-get install chromium"; exit 1; }
+	$(BIN)/python -m benchmarks.browser_check $(BROWSER_CHECK_ARGS)
 
 test: venv  ## the whole suite against a real Neo4j (tests start their own instance)
 	$(BIN)/python -m pytest -q

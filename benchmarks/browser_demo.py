@@ -11,6 +11,7 @@ benchmark dataset.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -120,8 +121,10 @@ def _ok(response: Any, what: str) -> Any:
     return response.json()
 
 
-def ingest_demo(client: Client, space: str = DEMO_SPACE, *, jobs: bool = True) -> dict[str, Any]:
-    """Create ``space`` (replacing an earlier one), ingest the sessions, run the jobs.
+def ingest_demo(
+    client: Client, space: str = DEMO_SPACE, jobs: Sequence[str] = DEMO_JOBS
+) -> dict[str, Any]:
+    """Create ``space`` (replacing an earlier one), ingest the sessions, run ``jobs``.
 
     Returns what the API answered: ingest counts and each job's counts.
     """
@@ -131,7 +134,7 @@ def ingest_demo(client: Client, space: str = DEMO_SPACE, *, jobs: bool = True) -
     for body in sessions():
         got = _ok(client.post(f"/v1/spaces/{space}/sessions", json=body), body["session_id"])
         report["sessions"].append({"session": body["session_id"], "counts": got["counts"]})
-    for job in DEMO_JOBS if jobs else ():
+    for job in jobs:
         run = _ok(client.post(f"/v1/spaces/{space}/jobs/{job}", json={"dry_run": False}), job)
         report["jobs"][job] = run.get("counts")
     return report

@@ -2,7 +2,8 @@
 
 Names are paths relative to this folder without the suffix, e.g. ``load("spaces/create")``
 reads ``cypher/spaces/create.cypher``. Statements take user values only as parameters.
-Files under ``browser/`` are saved exploration queries for Neo4j Browser, not used by code.
+Files under ``browser/`` are the saved queries of the Neo4j Browser guide (pipelines.browser
+renders them into it); nothing else runs them.
 Statements that only tests or benchmarks run live with them (``tests/cypher``,
 ``benchmarks/cypher``) in a :class:`Library` of their own, so this package cannot load them.
 """
