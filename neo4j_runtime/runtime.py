@@ -160,8 +160,12 @@ def _fetch_browser(home: Path, *, quiet: bool) -> None:
         (staging / _COMPLETE_MARKER).write_text(S.BROWSER_VERSION + "\n")
         target = home / BROWSER_DIR
         if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not _browser_fetched(home):  # not another process's complete copy: a failure
+                raise
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
