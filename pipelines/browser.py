@@ -125,7 +125,7 @@ _PARAMS_BLOCK = """
 <p>Space to explore: <input value-for="space" value="{space}"></p>
 <pre class="runnable">:params {{space: '<span value-key="space">{space}</span>', stage: '', \
 entity: ''}}</pre>
-<p>Run this first: every query below reads <code>$space</code>.</p>
+<p>Run this once: the queries on the next slides read <code>$space</code>.</p>
 """
 
 _PARAM_INPUT = """
