@@ -15,6 +15,7 @@ from neo4j import GraphDatabase
 
 from benchmarks.browser_demo import ingest_demo
 from pipelines import browser
+from tests.cypher import LIBRARY
 
 
 @pytest.fixture(scope="module")
@@ -119,16 +120,9 @@ def test_guide_queries_stay_in_their_space(driver, demo, client):
 
 
 def test_every_node_has_a_caption(driver, demo):
-    rows = _run(
-        driver,
-        "MATCH (n {space: $space}) WHERE coalesce(n.caption, '') = '' "
-        "RETURN labels(n) AS labels, count(*) AS n",
-        {"space": demo},
-    )
+    rows = _run(driver, LIBRARY.load("browser/uncaptioned"), {"space": demo})
     assert [r.data() for r in rows] == []
-    labels = _run(
-        driver, "MATCH (n {space: $space}) RETURN DISTINCT labels(n)[0] AS l", {"space": demo}
-    )
+    labels = _run(driver, LIBRARY.load("browser/labels"), {"space": demo})
     assert {"Memory", "Session", "Stage", "Entity", "Fact", "Merge", "JobRun"} <= {
         r["l"] for r in labels
     }

@@ -41,6 +41,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "session_documents": frozenset({"spaces", "graph"}),
     "schema_data": frozenset({"session_documents", "spaces", "graph"}),
     "browse": frozenset({"session_documents", "spaces", "graph", "errors"}),
+    "browser": frozenset({"graph"}),  # the Browser guide and where Neo4j serves Browser
     "engine": frozenset({"schema_data", "graph", "models"}),
     "ingest": frozenset(
         {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
