@@ -14,7 +14,7 @@ TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv neo4j neo4j-stop neo4j-status serve browser-check test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation clean
+.PHONY: venv neo4j neo4j-stop neo4j-status serve browser-check test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation bench-chaos bench-load fuzz clean
 
 venv: $(STAMP)
 
@@ -78,6 +78,20 @@ bench-perf: venv
 
 bench-consolidation: venv
 	$(BIN)/python -m benchmarks consolidation
+
+# The reliability campaign: each starts its own Neo4j and API on 127.0.0.1 (fresh database).
+CHAOS_ARGS ?=
+LOAD_ARGS ?=
+FUZZ_ARGS ?=
+
+bench-chaos: venv  ## kill -9 of Neo4j (20) and of the API (10) mid-ingest and mid-job
+	$(BIN)/python -m benchmarks chaos $(CHAOS_ARGS)
+
+bench-load: venv  ## open-loop mixed load: capacity, then twice the capacity for 5 minutes
+	$(BIN)/python -m benchmarks load $(LOAD_ARGS)
+
+fuzz: venv  ## schemathesis over the OpenAPI spec: bounded examples per operation, fixed seed
+	$(BIN)/python -m benchmarks fuzz $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -8,6 +8,9 @@
     python -m benchmarks convert-locomo --out FILE             # LoCoMo → generic JSON
     python -m benchmarks report --json benchmarks/results/X.json   # re-render .md and plots
     python -m benchmarks figures --json benchmarks/results/X.json  # tables for BENCHMARKS.md
+    python -m benchmarks chaos [--neo4j-trials 20 --api-trials 10]  # kill -9 trials (reliability)
+    python -m benchmarks load [--spaces 50 --duration 300]      # open-loop mixed load
+    python -m benchmarks fuzz [--max-examples 25 --seed 1]      # schemathesis on the OpenAPI spec
 
 Results go to benchmarks/results/<name>.{json,md} and <name>-*.png. See BENCHMARKS.md.
 """
@@ -392,7 +395,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import consolidation, knowledge_update, perf
+    from benchmarks import chaos, consolidation, fuzz, knowledge_update, load, perf
 
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -434,6 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("consolidation", help="a timed full consolidation pass, per job")
     consolidation.add_arguments(p)
     p.set_defaults(func=consolidation.main)
+    p = sub.add_parser("chaos", help="kill -9 of Neo4j and of the API mid-ingest and mid-job")
+    chaos.add_arguments(p)
+    p.set_defaults(func=chaos.main)
+    p = sub.add_parser("load", help="open-loop mixed load: capacity, then twice the capacity")
+    load.add_arguments(p)
+    p.set_defaults(func=load.main)
+    p = sub.add_parser("fuzz", help="schemathesis over the OpenAPI spec (bounded, seeded)")
+    fuzz.add_arguments(p)
+    p.set_defaults(func=fuzz.main)
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 
