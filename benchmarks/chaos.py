@@ -23,8 +23,9 @@ reported). After a job trial, the harness posts the same job again every 5 s unt
 harness and the trial says so) and reads the killed run's status from the jobs history.
 
 **Accounting**, after every trial and once more at the end: every turn of every session the API
-acknowledged (201) must be readable (``GET /memories/{id}``); any other session must be all or
-nothing (a *partial* session has some but not all of its turns). Every response is classified;
+acknowledged (201) must be readable (``GET /memories/{id}``); any other session that reached the
+server must be all or nothing (a *partial* session has some but not all of its turns; a
+connection refused never reached it). Every response is classified;
 a 5xx whose body is not the documented JSON error counts as a *plain-text 500*.
 
 Results: ``benchmarks/results/<name>.{json,md}`` with the machine, load average, commit and
@@ -172,7 +173,7 @@ class Writers:
                         Attempt(self.trial, sid, ids, out.status, out.seconds, out.plain_5xx)
                     )
                 if not out.ok:
-                    time.sleep(0.2)  # the server is down or refusing: do not spin
+                    time.sleep(0.5)  # the server is down or refusing: do not spin
 
 
 class Prober:
@@ -268,8 +269,11 @@ def account(base_url: str, attempts: list[Attempt], recorder: Recorder) -> dict[
     partial: list[str] = []
     unacked_stored = 0
     unreadable: list[str] = []
+    refused = [a for a in attempts if a.status == "conn_refused"]
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         for a in attempts:
+            if a.status == "conn_refused":  # never reached the server: nothing to look for
+                continue
             found = 0
             for tid in a.turn_ids:
                 status = _memory_status(client, tid, recorder)
@@ -291,6 +295,7 @@ def account(base_url: str, attempts: list[Attempt], recorder: Recorder) -> dict[
         "lost_turns": lost_turns,
         "partial_sessions": partial,
         "unacknowledged_but_stored": unacked_stored,
+        "refused_before_sending": len(refused),
         "unreadable_turns": unreadable[:20],
     }
 

@@ -432,7 +432,7 @@ def plot(result: dict[str, Any], records: list[Record], out: Path) -> Path:
 
 def status_class(status: int | str) -> str:
     if isinstance(status, str):
-        return status
+        return "timeout" if status == "timeout" else "conn_error"
     if 200 <= status < 300:
         return "2xx"
     if status in (429, 503):

@@ -222,8 +222,9 @@ class ApiProcess:
 
 @dataclass
 class Outcome:
-    """One request's result. ``status`` is the HTTP status, or ``"timeout"`` /
-    ``"conn_error"`` when no response came back."""
+    """One request's result. ``status`` is the HTTP status, or ``"timeout"``,
+    ``"conn_refused"`` (the request never reached the server) or ``"conn_error"`` (sent, but
+    the connection broke before an answer) when no response came back."""
 
     status: int | str
     seconds: float
@@ -274,6 +275,8 @@ def call(
         response = client.request(method, path, **kwargs)
     except httpx.TimeoutException:
         return Outcome("timeout", time.monotonic() - t0)
+    except httpx.ConnectError:
+        return Outcome("conn_refused", time.monotonic() - t0)
     except httpx.TransportError:
         return Outcome("conn_error", time.monotonic() - t0)
     return _classify(response, time.monotonic() - t0)
@@ -286,6 +289,8 @@ async def acall(client: httpx.AsyncClient, method: str, path: str, body: Any = N
         response = await client.request(method, path, **kwargs)
     except httpx.TimeoutException:
         return Outcome("timeout", time.monotonic() - t0)
+    except httpx.ConnectError:
+        return Outcome("conn_refused", time.monotonic() - t0)
     except httpx.TransportError:
         return Outcome("conn_error", time.monotonic() - t0)
     return _classify(response, time.monotonic() - t0)
