@@ -19,8 +19,9 @@ one-memory write in turn) and ``/readyz`` every second; each probe's time to its
 its status, are recorded (the bar: 503 within 2 s). Once Neo4j is ready, *recovery* is the time
 until a read and a write both succeed. **API trials**: the API is restarted (its restart time is
 reported). After a job trial, the harness posts the same job again every 5 s until it runs
-(``lease_blocked_s``; capped by ``--lease-wait``, after which the stale lease is removed by the
-harness and the trial says so) and reads the killed run's status from the jobs history.
+(``lease_blocked_s``, counted from the kill; the retries stop after ``--lease-wait`` s, when the
+stale lease is removed by the harness and the trial says so) and reads the killed run's status
+from the jobs history.
 
 **Accounting**, after every trial and once more at the end: every turn of every session the API
 acknowledged (201) must be readable (``GET /memories/{id}``); any other session that reached the
@@ -338,8 +339,11 @@ class JobCall:
         self._thread.join(timeout)
 
 
-def wait_job_runs_again(ctx: Context, trial_started_wall: str, cap: float) -> dict[str, Any]:
-    """Post the job every 5 s until it runs; then read the killed run's status."""
+def wait_job_runs_again(
+    ctx: Context, trial_started_wall: str, cap: float, t_kill: float
+) -> dict[str, Any]:
+    """Post the job every 5 s until it runs (seconds counted from the kill); then read the
+    killed run's status."""
     t0 = time.monotonic()
     blocked: float | None = None
     answers: Counter[str] = Counter()
@@ -349,7 +353,7 @@ def wait_job_runs_again(ctx: Context, trial_started_wall: str, cap: float) -> di
             ctx.recorder.add(f"POST jobs/{ctx.args.job} (again)", out)
             answers[str(out.status)] += 1
             if out.ok:
-                blocked = time.monotonic() - t0
+                blocked = time.monotonic() - t_kill
                 break
             time.sleep(5.0)
         cleared = False
@@ -460,7 +464,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
     if job is not None:
         job.join(args.request_timeout + 30)
         trial["job_answer"] = job.outcome.status if job.outcome is not None else None
-        trial.update(wait_job_runs_again(ctx, wall, args.lease_wait))
+        trial.update(wait_job_runs_again(ctx, wall, args.lease_wait, t_kill))
     ctx.attempts.extend(writers.attempts)
     trial["accounting"] = account(ctx.api.base_url, writers.attempts, ctx.recorder)
     trial["write_statuses"] = dict(Counter(str(a.status) for a in writers.attempts))
