@@ -14,9 +14,9 @@ are sent). Every request has a client timeout (``--request-timeout``); every pha
 time and in count.
 
 1. **Capacity**: steps of ``--step-seconds`` at rates ``--start-rate``, doubling while a step
-   passes (p95 of all requests <= 1 s with timeouts counted at their timeout, and >= 99 % 2xx),
-   then ``--refine`` bisection steps between the last pass and the first failure. The capacity
-   is the highest passing rate.
+   passes (p95 of all requests <= 1 s with timeouts counted at their timeout, and >= 99 % 2xx;
+   halving down to ``--min-rate`` when even the first fails), then ``--refine`` bisection steps
+   between the last pass and the first failure. The capacity is the highest passing rate.
 2. **Overload**: ``--overload-factor`` (2) x the capacity for ``--duration`` seconds (300).
 3. **Afterwards**: from the moment the overload stops, a probe round every 0.5 s
    (``/healthz``, a recall and a context call, 10 s timeout each); *full service* is the first
@@ -71,6 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--step-seconds", type=float, default=30.0, help="each capacity step")
     p.add_argument("--start-rate", type=float, default=0.5, help="first capacity step, req/s")
     p.add_argument("--max-rate", type=float, default=64.0, help="highest rate tried, req/s")
+    p.add_argument("--min-rate", type=float, default=0.1, help="lowest rate tried, req/s")
     p.add_argument("--refine", type=int, default=2, help="bisection steps after doubling")
     p.add_argument(
         "--capacity", type=float, default=None, help="skip the search: use this capacity"
@@ -230,6 +231,10 @@ class Run:
                     break
                 good = rate
                 rate *= 2
+            while good is None and bad is not None and bad / 2 >= self.args.min_rate:
+                s = await self.step(client, bad / 2)  # even the first rate failed: go down
+                steps.append(s)
+                good, bad = (bad / 2, bad) if s["passed"] else (None, bad / 2)
             for _ in range(self.args.refine if bad is not None and good is not None else 0):
                 assert good is not None and bad is not None
                 mid = round((good + bad) / 2, 2)
