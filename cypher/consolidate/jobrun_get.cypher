@@ -1,4 +1,10 @@
+// One run; a 'running' run whose runner no longer holds a live lease reads 'interrupted'.
 MATCH (j:JobRun {id: $id})
 WHERE j.space = $space
-RETURN j {.id, .space, .job, .dry_run, .status, .counts, .errors, .sample, .trigger,
-          .duration_ms, started_at: toString(j.started_at), ended_at: toString(j.ended_at)} AS run
+WITH j, j.status = 'running' AND NOT EXISTS {
+       MATCH (l:Lease {space: $space, job: j.job})
+       WHERE l.holder = j.holder AND l.expires_at >= datetime()
+     } AS stale
+RETURN j {.id, .space, .job, .dry_run, .counts, .errors, .sample, .trigger, .duration_ms,
+          status: CASE WHEN stale THEN 'interrupted' ELSE j.status END,
+          started_at: toString(j.started_at), ended_at: toString(j.ended_at)} AS run

@@ -244,11 +244,23 @@ class RetentionConfig(BaseModel):
 class RunnerConfig(BaseModel):
     model_config = _FROZEN
 
-    lease_ttl_seconds: float = Field(default=900.0, gt=0.0)
-    """A lease expires this long after its last renewal (a crashed runner frees it)."""
-    renew_every_seconds: float = Field(default=60.0, gt=0.0)
+    lease_ttl_seconds: float = Field(default=60.0, gt=0.0)
+    """A lease expires this long after its last renewal: a crashed runner's lease is free (and
+    its run reads ``interrupted``) at most this long after the crash."""
+    renew_every_seconds: float = Field(default=15.0, gt=0.0)
+    """The heartbeat: a live runner renews its lease this often, from a thread of its own, so
+    a long statement (a GDS call) never lets the lease lapse."""
     sample_size: int = Field(default=20, ge=0)
     """Planned or applied changes listed in a run's report."""
+
+    @model_validator(mode="after")
+    def _heartbeat_within_ttl(self) -> RunnerConfig:
+        if self.renew_every_seconds * 2 > self.lease_ttl_seconds:
+            raise ValueError(
+                "renew_every_seconds must be at most half of lease_ttl_seconds (one missed "
+                "heartbeat must not lose the lease)"
+            )
+        return self
 
 
 class SchedulerConfig(BaseModel):

@@ -3,7 +3,6 @@ report (counts, a sample of changes, errors). Built by :mod:`pipelines.consolida
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from pipelines.consolidate.config import ConsolidationConfig, RetentionPolicy
-from pipelines.consolidate.lease import Lease
+from pipelines.consolidate.lease import JobAborted, Lease
 from pipelines.engine import Engine
 from pipelines.graph import GraphStore
 
@@ -31,7 +30,6 @@ class JobContext:
     retention: RetentionPolicy
     lease: Lease | None = None
     failure_hook: FailureHook | None = None
-    renew_every_seconds: float = 60.0
     sample_size: int = 20
     counts: Counter[str] = field(default_factory=Counter)
     sample: list[dict[str, Any]] = field(default_factory=list)
@@ -47,10 +45,8 @@ class JobContext:
             self.sample.append(change)
 
     def checkpoint(self, label: str) -> None:
-        """Between batches: renew the lease when due, then call the failure hook (tests)."""
-        if self.lease is not None and (
-            time.monotonic() - self.lease.renewed >= self.renew_every_seconds
-        ):
-            self.lease.renew()
+        """Between batches: call the failure hook (tests), then stop if the lease was lost."""
         if self.failure_hook is not None:
             self.failure_hook(label)
+        if self.lease is not None and self.lease.lost.is_set():
+            raise JobAborted(f"lease of {self.job!r} in space {self.space!r} was lost")

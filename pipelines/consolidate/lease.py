@@ -1,26 +1,40 @@
-"""Job leases: one runner per (space, job) across processes and replicas.
+"""Job leases that follow their holder: one runner per (space, job), freed soon after a crash.
 
-A lease ``(:Lease {space, job})`` is taken atomically in Neo4j (``MERGE`` plus a conditional
-``SET`` after a locking write). Its holder renews it between batches; a crashed holder's lease
-simply expires, and the next runner to take it marks the crashed run ``interrupted``.
+A lease is a ``(:Lease {space, job})`` node with a holder and an expiry. It is taken atomically
+in Neo4j (``MERGE`` plus a conditional ``SET`` after a locking write), so one runner per job and
+space exists even with several API replicas. The TTL is short (``RunnerConfig.
+lease_ttl_seconds``, 60 s): a live runner keeps it with a **heartbeat**, a thread of its own that
+renews it every ``renew_every_seconds`` (15 s) whatever the job is doing (a long GDS call
+included). A runner that dies stops beating, so its lease expires within one TTL and:
+
+* its run record reads ``interrupted`` at once in the jobs history (the read statements derive
+  it: a ``running`` run whose holder no longer holds a live lease), and
+* is stored as ``interrupted`` when the next runner takes any lease in the space.
+
+A runner that loses its lease (it could not renew for a whole TTL and another runner took over)
+learns it at its next checkpoint (:class:`JobAborted`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 
 from pipelines.graph import GraphStore
 
+log = logging.getLogger("mnemograph.consolidate")
+
 
 class JobAborted(RuntimeError):
     """The runner lost its lease (another runner took over after it expired)."""
 
 
-def _holder() -> str:
+def new_holder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
@@ -32,8 +46,12 @@ class Lease:
     holder: str
     ttl_seconds: float
     renewed: float = field(default_factory=time.monotonic)
+    lost: threading.Event = field(default_factory=threading.Event)
+    _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _beat: threading.Thread | None = field(default=None, repr=False)
 
     def renew(self) -> None:
+        """Extend the lease by a TTL; :class:`JobAborted` when another runner holds it now."""
         rows = self.store.write(
             "consolidate/lease_renew",
             space=self.space,
@@ -42,27 +60,59 @@ class Lease:
             ttl=self.ttl_seconds,
         )
         if not rows:
+            self.lost.set()
             raise JobAborted(f"lease of {self.job!r} in space {self.space!r} was lost")
         self.renewed = time.monotonic()
 
+    def start_heartbeat(self, every_seconds: float) -> None:
+        """Renew every ``every_seconds`` from a daemon thread until :meth:`release`."""
+        if self._beat is not None:
+            return
+        self._beat = threading.Thread(
+            target=self._heartbeat,
+            args=(every_seconds,),
+            name=f"lease-{self.job}-{self.space}",
+            daemon=True,
+        )
+        self._beat.start()
+
+    def _heartbeat(self, every_seconds: float) -> None:
+        while not self._stop.wait(every_seconds):
+            try:
+                self.renew()
+            except JobAborted:
+                log.warning("lost the lease of %s in %s", self.job, self.space)
+                return
+            except Exception:  # Neo4j unreachable for now: try again at the next beat
+                log.warning(
+                    "could not renew the lease of %s in %s", self.job, self.space, exc_info=True
+                )
+
+    def stop_heartbeat(self) -> None:
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join()
+            self._beat = None
+
     def release(self) -> None:
+        self.stop_heartbeat()
         self.store.write(
             "consolidate/lease_release", space=self.space, job=self.job, holder=self.holder
         )
 
 
 def acquire_lease(
-    store: GraphStore, space: str, job: str, holder: str | None = None, ttl_seconds: float = 900.0
+    store: GraphStore, space: str, job: str, holder: str | None = None, ttl_seconds: float = 60.0
 ) -> Lease | None:
-    """Take the (space, job) lease, or return ``None`` when another live runner holds it."""
-    holder = holder or _holder()
+    """Take the (space, job) lease, or return ``None`` when another live runner holds it.
+
+    Taking it also stores ``interrupted`` on every run of the space whose runner no longer
+    holds a live lease (crashed runners, whichever job they ran)."""
+    holder = holder or new_holder()
     row = store.write(
         "consolidate/lease_acquire", space=space, job=job, holder=holder, ttl=ttl_seconds
     )[0]
     if not row["acquired"]:
         return None
-    if row.get("expired_holder"):
-        store.write(
-            "consolidate/jobrun_interrupted", space=space, job=job, holder=row["expired_holder"]
-        )
+    store.write("consolidate/jobrun_interrupt_stale", space=space)
     return Lease(store, space, job, holder, ttl_seconds)

@@ -4,14 +4,15 @@
 
 1. the space must exist and the job must be known;
 2. a **lease** (:mod:`pipelines.consolidate.lease`) keeps one runner per job and space, even
-   with several API replicas;
+   with several API replicas; a heartbeat thread renews it while the job runs, and a crashed
+   runner's lease expires within its short TTL (its run record then reads ``interrupted``);
 3. a ``(:JobRun)`` node is written *before* any work (status ``running``) and completed with
    counts, errors, a sample of the changes and the duration;
 4. the job runs with a :class:`~pipelines.consolidate.context.JobContext`. Jobs write in
    transactions/batches that each leave the graph consistent, and plan from the current graph
    every time, so a run that dies half way is completed by the next one.
-   ``JobContext.checkpoint`` is called between batches; it renews the lease and calls an
-   optional failure hook (tests use it to simulate a crash).
+   ``JobContext.checkpoint`` is called between batches; it stops a runner that lost its
+   lease and calls an optional failure hook (tests use it to simulate a crash).
 
 A dry run plans exactly as a real run and reports what it *would* change, writing nothing but
 its own run record.
@@ -124,11 +125,11 @@ def run_job(
         retention=policy,
         lease=lease,
         failure_hook=failure_hook,
-        renew_every_seconds=cfg.runner.renew_every_seconds,
         sample_size=cfg.runner.sample_size,
     )
     run_id = uuid.uuid4().hex
     try:
+        lease.start_heartbeat(cfg.runner.renew_every_seconds)
         error = _recorded(ctx, fn, run_id, started, trigger)
     finally:
         try:

@@ -35,9 +35,9 @@ from pipelines.engine import Engine
 log = logging.getLogger("mnemograph.consolidate.upkeep")
 
 ENTITY_GRAPH_PREFIX = "mnemograph/entities/"
-#: Per-run projections of the community job (dropped by the job; leftovers of a crashed run are
-#: dropped here).
-RUN_GRAPH_PREFIXES = ("mnemograph/communities/",)
+#: Per-run projections of the community job, by prefix -> job (dropped by the job; leftovers of a
+#: crashed run are dropped here, never while a live runner of that job holds its lease).
+RUN_GRAPH_PREFIXES = {"mnemograph/communities/": "communities"}
 
 _locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
@@ -48,6 +48,12 @@ _verified: dict[tuple[str, str | None, str], tuple[str, float]] = {}
 def _lock(space: str) -> threading.Lock:
     with _locks_guard:
         return _locks[space]
+
+
+def _lease_live(ctx: JobContext, job: str) -> bool:
+    """Whether a runner of ``job`` holds a live lease in the space (its graph may be in use)."""
+    rows = ctx.store.read("consolidate/lease_get", space=ctx.space, job=job)
+    return bool(rows) and not rows[0]["expired"]
 
 
 def entity_graph_prefix(space: str) -> str:
@@ -162,13 +168,9 @@ def run(ctx: JobContext) -> None:
     name = ensure_entity_projection(ctx.engine, ctx.space, cfg)
     ctx.counts["projection"] = int(name is not None)
     ctx.counts["leftover_graphs_dropped"] = sum(
-        drop_stale_graphs(
-            ctx.engine,
-            f"{prefix}{ctx.space}/",
-            None,
-            max(cfg.stale_graph_grace_seconds, ctx.config.runner.lease_ttl_seconds),
-        )
-        for prefix in RUN_GRAPH_PREFIXES
+        drop_stale_graphs(ctx.engine, f"{prefix}{ctx.space}/", None, cfg.stale_graph_grace_seconds)
+        for prefix, job in RUN_GRAPH_PREFIXES.items()
+        if not _lease_live(ctx, job)
     )
     if name is not None:
         ctx.note({"projection": name})

@@ -74,3 +74,13 @@ def test_the_api_accepts_exactly_the_known_jobs():
     from app.schemas.jobs import JobName
 
     assert set(get_args(JobName)) == set(JOB_NAMES)
+
+
+def test_the_default_lease_frees_within_two_minutes_of_a_crash():
+    from pipelines.consolidate.config import RunnerConfig
+
+    cfg = RunnerConfig()
+    assert cfg.lease_ttl_seconds <= 120.0
+    assert cfg.renew_every_seconds * 2 <= cfg.lease_ttl_seconds
+    with pytest.raises(ValueError, match="renew_every_seconds"):
+        RunnerConfig(lease_ttl_seconds=10.0, renew_every_seconds=6.0)
