@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipelines import session_documents, spaces
+from pipelines.consolidate import history
 from pipelines.errors import NotFound
 from pipelines.graph import GraphStore, Tx
 
@@ -203,9 +204,11 @@ def delete_memory(store: GraphStore, space: str, memory_id: str) -> Deleted:
     spaces.require(store, space)
 
     def work(tx: Tx) -> list[dict[str, Any]]:
+        kept = history.keep_history(tx, space, memory_id)
         rows = tx.run("read/delete_memory", space=space, id=memory_id)
         if rows:  # the deleted text leaves its session's document in the same transaction
             session_documents.refresh(tx, space, [rows[0]["session_id"]])
+            rows = [{**rows[0], **kept}]
         return rows
 
     rows = store.write_tx(work)

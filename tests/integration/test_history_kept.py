@@ -1,0 +1,155 @@
+"""Deleting a memory keeps the supersession history of the others (pipelines.consolidate.
+history), against a real Neo4j: undone when the deleted memory was the current version,
+re-linked past it when it was itself superseded, also under concurrent deletes and reverts."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from pipelines import browse
+from pipelines.consolidate.runner import run_job
+from pipelines.consolidate.supersede import (
+    list_supersessions,
+    memory_timeline,
+    revert_supersession,
+    supersede_memory,
+)
+from pipelines.errors import Conflict, NotFound
+from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
+
+MEMORIES = [f"s1#{i}" for i in range(4)] + [f"s2#{i}" for i in range(3)] + ["s3#0"]
+
+
+def brief(engine, space: str, mid: str) -> dict[str, Any] | None:
+    rows = engine.store.read("consolidate/memory_brief", space=space, id=mid)
+    return rows[0] if rows else None
+
+
+def fact_statuses(engine, space: str) -> dict[str, str]:
+    rows = engine.store.read(
+        "read/facts_list",
+        space=space,
+        category=None,
+        speaker=None,
+        include_superseded=True,
+        skip=0,
+        limit=10_000,
+    )
+    return {r["fact"]["id"]: r["fact"]["status"] for r in rows}
+
+
+def assert_no_orphaned_supersession(engine, space: str) -> None:
+    """Every superseded memory or fact is retired by a supersession record that still exists."""
+    sups = list_supersessions(engine, space, limit=500)
+    retired = {s["older"] for s in sups} | {f for s in sups for f in s.get("fact_ids") or []}
+    for mid in MEMORIES:
+        b = brief(engine, space, mid)
+        if b is not None and b["status"] == "superseded":
+            assert b["superseded_by"], f"{mid} is superseded with no record"
+    for fid, status in fact_statuses(engine, space).items():
+        if status == "superseded":
+            assert fid in retired, f"fact {fid} is superseded with no record"
+
+
+def test_deleting_the_current_version_undoes_its_supersession(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    facts_before = fact_statuses(engine, space)
+    out = supersede_memory(engine, space, "s1#0", by_memory_id="s3#0", reason="moved to Tokyo")
+    assert out["fact_ids"] and brief(engine, space, "s1#0")["status"] == "superseded"
+    deleted = browse.delete_memory(engine.store, space, "s3#0")
+    assert deleted["memories"] == 1 and deleted["supersessions_undone"] == 1
+    assert brief(engine, space, "s1#0")["status"] == "active"
+    after = fact_statuses(engine, space)
+    assert all(after[f] == facts_before[f] for f in out["fact_ids"])  # its facts are back too
+    assert_no_orphaned_supersession(engine, space)
+
+
+def test_deleting_a_middle_version_relinks_the_chain(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    first = supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
+    supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
+    deleted = browse.delete_memory(engine.store, space, "s2#0")
+    assert deleted["supersessions_relinked"] == 1 and deleted["supersessions_undone"] == 0
+    older = brief(engine, space, "s1#0")
+    assert older["status"] == "superseded" and older["superseded_by"] == ["s3#0"]
+    assert [c["id"] for c in memory_timeline(engine, space, "s1#0")] == ["s1#0", "s3#0"]
+    assert_no_orphaned_supersession(engine, space)
+    # the record kept its id: reverting it restores the oldest version exactly
+    reverted = revert_supersession(engine, space, first["id"])
+    assert reverted["newer"] == "s3#0" and reverted["older_status"] == "active"
+    assert brief(engine, space, "s1#0")["status"] == "active"
+
+
+def test_the_delete_endpoint_reports_what_it_kept(client, engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    supersede_memory(engine, space, "s1#2", by_memory_id="s2#1", reason="green now")
+    r = client.delete(f"/v1/spaces/{space}/memories/s2%231")
+    assert r.status_code == 200, r.text
+    assert r.json()["deleted"]["supersessions_undone"] == 1
+    assert client.get(f"/v1/spaces/{space}/memories/s1%232").json()["memory"]["status"] == (
+        "active"
+    )
+
+
+def test_deleting_every_newer_memory_of_the_job_leaves_no_orphan(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    assert run_job(engine, space, "supersede", now=NOW)["status"] == "ok"
+    newer = sorted({s["newer"] for s in list_supersessions(engine, space, limit=500)})
+    assert newer, "the supersede job found nothing to supersede"
+    for mid in newer:
+        if brief(engine, space, mid) is None:
+            continue  # a fact id: it goes with its memory
+        browse.delete_memory(engine.store, space, mid)
+        assert_no_orphaned_supersession(engine, space)
+
+
+def race(*calls: Callable[[], object]) -> list[object]:
+    """Run the calls at the same moment in threads; each result or the exception it raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[object] = [None] * len(calls)
+
+    def one(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = calls[i]()
+        except Exception as exc:  # the race's loser may be refused; the test checks which
+            results[i] = exc
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return results
+
+
+def test_delete_racing_a_revert_keeps_history(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    for k in range(3):
+        newer = f"t{k}#0"
+        ingest(engine, space, [(f"t{k}", 90 + k, [("user", "Ann", f"I moved to Osaka ({k}).")])])
+        sup = supersede_memory(engine, space, "s1#0", by_memory_id=newer, reason="Osaka")
+        results = race(
+            lambda newer=newer: browse.delete_memory(engine.store, space, newer),
+            lambda sid=sup["id"]: revert_supersession(engine, space, sid),
+        )
+        for r in results:
+            assert not isinstance(r, Exception) or isinstance(r, (NotFound, Conflict)), r
+        assert brief(engine, space, "s1#0")["status"] == "active"
+        assert_no_orphaned_supersession(engine, space)
+
+
+def test_deleting_two_versions_at_once_keeps_history(engine, space):
+    ingest(engine, space, BIOGRAPHY)
+    supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
+    supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
+    results = race(
+        lambda: browse.delete_memory(engine.store, space, "s2#0"),
+        lambda: browse.delete_memory(engine.store, space, "s3#0"),
+    )
+    assert not any(isinstance(r, Exception) for r in results), results
+    # both newer versions are gone, whichever went first: the oldest is current again
+    assert brief(engine, space, "s1#0")["status"] == "active"
+    assert_no_orphaned_supersession(engine, space)
