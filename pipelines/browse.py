@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipelines import session_documents, spaces
-from pipelines.consolidate import history
+from pipelines.consolidate import history, stage_redirects
 from pipelines.errors import NotFound
 from pipelines.graph import GraphStore, Tx
 
@@ -139,6 +139,12 @@ class Stage(View):
     started_at: str | None = None
     ended_at: str | None = None
     schema_: SchemaBrief | None = Field(None, alias="schema")
+    redirected_from: str | None = Field(
+        None, description="The emptied stage id that was asked for (the read followed it)."
+    )
+    merged_into: list[str] | None = Field(
+        None, description="The live stages that received the emptied stage's units."
+    )
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True)
 
@@ -185,6 +191,8 @@ class Deleted(View):
     memories: int
     facts: int
     orphaned_entities: int
+    supersessions_relinked: int = 0
+    supersessions_undone: int = 0
 
 
 def memory(store: GraphStore, space: str, memory_id: str) -> MemoryDetail:
@@ -241,9 +249,16 @@ def stages(store: GraphStore, space: str, skip: int, limit: int) -> list[StageSu
 def stage(store: GraphStore, space: str, stage_id: str, limit: int) -> StageDetail:
     spaces.require(store, space)
     rows = store.read("read/stage_detail", space=space, id=stage_id, limit=limit)
+    if rows:
+        return StageDetail.model_validate(rows[0])
+    moved = stage_redirects.successors(store, space, stage_id)
+    rows = store.read("read/stage_detail", space=space, id=moved[0], limit=limit) if moved else []
     if not rows:
         raise NotFound(f"stage {stage_id!r} not found in space {space!r}", field="id")
-    return StageDetail.model_validate(rows[0])
+    # a stage the communities job emptied: its units now live in these stages
+    stage = rows[0]["stage"]
+    redirected = {**rows[0], "stage": {**stage, "redirected_from": stage_id, "merged_into": moved}}
+    return StageDetail.model_validate(redirected)
 
 
 def facts(

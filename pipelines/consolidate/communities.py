@@ -17,7 +17,9 @@
    members, so a run that crashed half way and is re-run reaches the same ids.
 6. **Write**, in batches that each leave the graph consistent: stage nodes (kind
    ``community``), then ``IN_STAGE`` edges and ``stage_id`` of sessions and memories. Derived
-   stages left empty are deleted with their schema, extents recomputed, the ``NEXT_STAGE``
+   stages left empty are deleted with their schema once the stages that received their units
+   have recorded their ids (an id ingest returned stays resolvable:
+   :mod:`~pipelines.consolidate.stage_redirects`), extents recomputed, the ``NEXT_STAGE``
    chain rebuilt. Stages are named after their most mentioned entities.
 
 The session -> stage decision is expressed as a :class:`CommunityStageDetector`, the
@@ -33,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from pipelines.consolidate import stage_redirects
 from pipelines.consolidate.config import CommunityConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.ingest.stages import (
@@ -347,9 +350,9 @@ def run(ctx: JobContext) -> None:
 
 
 def finish_stages(ctx: JobContext) -> None:
-    """Delete emptied derived stages (with their schema), fix extents, rebuild the chain."""
-    cleaned = ctx.store.write("consolidate/stages_cleanup", space=ctx.space)[0]
-    ctx.counts["stages_deleted"] += cleaned["stages"]
-    ctx.counts["schemas_deleted"] += cleaned["schemas"]
+    """Delete emptied derived stages (with their schema) after recording where their units
+    went (:mod:`~pipelines.consolidate.stage_redirects`), fix extents, rebuild the chain."""
+    retired = ctx.store.write_tx(lambda tx: stage_redirects.retire_emptied(tx, ctx.space))
+    ctx.counts.update(retired)
     ctx.store.write("consolidate/stages_extents", space=ctx.space)
     ctx.store.write("ingest/relink_stages", space=ctx.space)
