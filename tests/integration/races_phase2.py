@@ -1,0 +1,141 @@
+"""Race reproductions for issue 27 items 1 and 2, against a real Neo4j with real threads.
+
+NOT collected by ``make test`` (the file name does not match ``test_*.py``): they fail on the
+current write path and are the acceptance tests of its fix. Run them by name:
+
+    .venv/bin/python -m pytest -q tests/integration/races_phase2.py
+
+Once they pass, rename the file to ``test_races.py`` so the suite runs them.
+
+* **Erasure vs in-flight ingest**: ``DELETE`` of a space while a session ingest into it is in
+  flight must never leave the ingest's nodes behind without their space; a space re-created
+  with the same id starts empty.
+* **Concurrent identical posts**: the same session (same ids, same content) posted twice at the
+  same moment: both succeed, one stored and one ``unchanged``.
+* **Concurrent conflicting posts**: the same ids with different content: one succeeds, the
+  other is a 409 (:class:`~pipelines.errors.Conflict`), never a driver error.
+* **Concurrent ingest into one space**: different sessions into one space from several threads
+  all succeed (deadlocks retried invisibly).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from pipelines import spaces
+from pipelines.errors import Conflict, DomainError, NotFound
+from pipelines.ingest.service import Ingestor, IngestResult, SessionIn, TurnIn
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+LINES = [
+    "I adopted a puppy called Biscuit from the shelter in Leeds.",
+    "Biscuit chewed through the charging cable of my Lenovo laptop.",
+    "We are training Biscuit with the clicker method Karen recommended.",
+    "The vet in Headingley said Biscuit needs her second vaccination.",
+    "I ordered a crate from Amazon and a bag of salmon kibble.",
+]
+
+
+def session(sid: str, n: int, salt: str = "") -> SessionIn:
+    return SessionIn(
+        sid,
+        [
+            TurnIn(
+                "user" if i % 2 == 0 else "assistant",
+                f"{LINES[i % len(LINES)]}{salt}",
+                id=f"{sid}-t{i}",
+                speaker="Ann" if i % 2 == 0 else "Bot",
+                time=T0 + timedelta(minutes=i),
+            )
+            for i in range(n)
+        ],
+    )
+
+
+def race(*calls: Callable[[], object], delays: tuple[float, ...] = ()) -> list[object]:
+    """Start the calls together (each after its delay); each one's result or exception."""
+    barrier = threading.Barrier(len(calls))
+    results: list[object] = [None] * len(calls)
+
+    def one(i: int) -> None:
+        barrier.wait()
+        if i < len(delays):
+            time.sleep(delays[i])
+        try:
+            results[i] = calls[i]()
+        except Exception as exc:  # the test classifies what each call ended with
+            results[i] = exc
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    return results
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.5, 1.5, 3.0])
+def test_erasure_is_final_even_with_an_ingest_in_flight(engine, delay):
+    space = f"erase-{uuid.uuid4().hex[:8]}"
+    spaces.create(engine.store, space)
+    ingestor = Ingestor(engine)
+    results = race(
+        lambda: ingestor.ingest_session(space, session("big", 300)),
+        lambda: spaces.delete(engine.store, space),
+        delays=(0.0, delay),
+    )
+    ingested, deleted = results
+    assert not isinstance(deleted, Exception) or isinstance(deleted, NotFound), deleted
+    assert not isinstance(ingested, Exception) or isinstance(ingested, DomainError), ingested
+    leftover = spaces.counts(engine.store, space)
+    if isinstance(deleted, dict):  # the erasure answered: nothing of the space may remain
+        assert not any(leftover.values()), (leftover, ingested)
+    created = spaces.create(engine.store, space)[1]
+    try:
+        assert created is True or not isinstance(deleted, dict)
+        if isinstance(deleted, dict):
+            assert not any(spaces.counts(engine.store, space).values())
+    finally:
+        spaces.delete(engine.store, space)
+
+
+def test_identical_concurrent_posts_both_succeed(engine, space):
+    ingestor = Ingestor(engine)
+    for k in range(5):
+        s = session(f"same-{k}", 20)
+        results = race(
+            lambda s=s: ingestor.ingest_session(space, s),
+            lambda s=s: ingestor.ingest_session(space, s),
+        )
+        assert all(isinstance(r, IngestResult) for r in results), results
+        decisions = sorted(
+            {i.decision for i in r.items} for r in results if isinstance(r, IngestResult)
+        )
+        assert decisions == [{"stored"}, {"unchanged"}], decisions
+
+
+def test_conflicting_concurrent_posts_give_one_201_and_one_409(engine, space):
+    ingestor = Ingestor(engine)
+    for k in range(5):
+        a, b = session(f"clash-{k}", 20), session(f"clash-{k}", 20, salt=" (edited)")
+        results = race(
+            lambda a=a: ingestor.ingest_session(space, a),
+            lambda b=b: ingestor.ingest_session(space, b),
+        )
+        kinds = sorted(type(r).__name__ for r in results)
+        assert kinds == sorted([IngestResult.__name__, Conflict.__name__]), results
+
+
+def test_concurrent_ingest_into_one_space_all_succeeds(engine, space):
+    ingestor = Ingestor(engine)
+    results = race(
+        *[lambda k=k: ingestor.ingest_session(space, session(f"w{k}", 20)) for k in range(4)]
+    )
+    assert all(isinstance(r, IngestResult) for r in results), results
+    assert spaces.counts(engine.store, space)["memories"] == 80
