@@ -420,7 +420,7 @@ def plot(result: dict[str, Any], records: list[Record], out: Path) -> Path:
     for r in records:
         bins[status_class(r.status)][int(r.sent // width)] += 1
     keys = sorted({k for c in bins.values() for k in c})
-    bottom = [0] * len(keys)
+    bottom = [0.0] * len(keys)
     for c, colour in zip(classes, cls_colour, strict=True):
         vals = [bins[c][k] / width for k in keys]
         ax2.bar([k * width for k in keys], vals, width, bottom=bottom, color=colour, label=c)

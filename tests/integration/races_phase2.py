@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pipelines import spaces
+from pipelines.engine import Engine
 from pipelines.errors import Conflict, DomainError, NotFound
 from pipelines.ingest.service import Ingestor, IngestResult, SessionIn, TurnIn
 
@@ -81,7 +82,7 @@ def race(*calls: Callable[[], object], delays: tuple[float, ...] = ()) -> list[o
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.5, 1.5, 3.0])
-def test_erasure_is_final_even_with_an_ingest_in_flight(engine, delay):
+def test_erasure_is_final_even_with_an_ingest_in_flight(engine: Engine, delay: float) -> None:
     space = f"erase-{uuid.uuid4().hex[:8]}"
     spaces.create(engine.store, space)
     ingestor = Ingestor(engine)
@@ -105,14 +106,15 @@ def test_erasure_is_final_even_with_an_ingest_in_flight(engine, delay):
         spaces.delete(engine.store, space)
 
 
-def test_identical_concurrent_posts_both_succeed(engine, space):
+def test_identical_concurrent_posts_both_succeed(engine: Engine, space: str) -> None:
     ingestor = Ingestor(engine)
     for k in range(5):
         s = session(f"same-{k}", 20)
-        results = race(
-            lambda s=s: ingestor.ingest_session(space, s),
-            lambda s=s: ingestor.ingest_session(space, s),
-        )
+
+        def post(s: SessionIn = s) -> object:
+            return ingestor.ingest_session(space, s)
+
+        results = race(post, post)
         assert all(isinstance(r, IngestResult) for r in results), results
         decisions = sorted(
             {i.decision for i in r.items} for r in results if isinstance(r, IngestResult)
@@ -120,19 +122,23 @@ def test_identical_concurrent_posts_both_succeed(engine, space):
         assert decisions == [{"stored"}, {"unchanged"}], decisions
 
 
-def test_conflicting_concurrent_posts_give_one_201_and_one_409(engine, space):
+def test_conflicting_concurrent_posts_give_one_201_and_one_409(engine: Engine, space: str) -> None:
     ingestor = Ingestor(engine)
     for k in range(5):
         a, b = session(f"clash-{k}", 20), session(f"clash-{k}", 20, salt=" (edited)")
-        results = race(
-            lambda a=a: ingestor.ingest_session(space, a),
-            lambda b=b: ingestor.ingest_session(space, b),
-        )
+
+        def post_a(a: SessionIn = a) -> object:
+            return ingestor.ingest_session(space, a)
+
+        def post_b(b: SessionIn = b) -> object:
+            return ingestor.ingest_session(space, b)
+
+        results = race(post_a, post_b)
         kinds = sorted(type(r).__name__ for r in results)
         assert kinds == sorted([IngestResult.__name__, Conflict.__name__]), results
 
 
-def test_concurrent_ingest_into_one_space_all_succeeds(engine, space):
+def test_concurrent_ingest_into_one_space_all_succeeds(engine: Engine, space: str) -> None:
     ingestor = Ingestor(engine)
     results = race(
         *[lambda k=k: ingestor.ingest_session(space, session(f"w{k}", 20)) for k in range(4)]

@@ -7,14 +7,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, RunnerConfig
-from pipelines.consolidate.runner import acquire_lease, get_run, list_runs, run_job
+from pipelines.consolidate.lease import acquire_lease
+from pipelines.consolidate.runner import get_run, list_runs, run_job
+from pipelines.engine import Engine
 from pipelines.errors import Busy
-from tests.integration.test_consolidate_jobs import BIOGRAPHY, ingest
+from pipelines.ingest.service import IngestResult
+from tests.integration import test_consolidate_jobs as jobs
+from tests.integration.test_consolidate_jobs import BIOGRAPHY
+
+ingest: Callable[[Engine, str, list[Any]], list[IngestResult]] = jobs.ingest
 
 TTL = 2.0
 SHORT = DEFAULT_CONSOLIDATION_CONFIG.model_copy(
@@ -23,12 +31,12 @@ SHORT = DEFAULT_CONSOLIDATION_CONFIG.model_copy(
 
 
 @pytest.fixture
-def bio(engine, space):
+def bio(engine: Engine, space: str) -> str:
     ingest(engine, space, BIOGRAPHY)
     return space
 
 
-def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine, bio):
+def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine: Engine, bio: str) -> None:
     in_job = threading.Event()
     release = threading.Event()
 
@@ -56,7 +64,7 @@ def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine, bio):
     assert acquire_lease(engine.store, bio, "decay", "next", ttl_seconds=TTL) is not None  # released
 
 
-def _crashed_run(engine, space: str, job: str, holder: str) -> str:
+def _crashed_run(engine: Engine, space: str, job: str, holder: str) -> str:
     """A runner takes the lease and records its run, then dies (no heartbeat, no release)."""
     assert acquire_lease(engine.store, space, job, holder, ttl_seconds=TTL) is not None
     run_id = f"crashed-{holder}-{space}"
@@ -73,7 +81,9 @@ def _crashed_run(engine, space: str, job: str, holder: str) -> str:
     return run_id
 
 
-def test_a_crashed_runners_run_reads_interrupted_once_its_lease_lapses(engine, bio):
+def test_a_crashed_runners_run_reads_interrupted_once_its_lease_lapses(
+    engine: Engine, bio: str
+) -> None:
     run_id = _crashed_run(engine, bio, "merge", "dead-runner")
     assert get_run(engine, bio, run_id)["status"] == "running"
     with pytest.raises(Busy):
@@ -89,7 +99,9 @@ def test_a_crashed_runners_run_reads_interrupted_once_its_lease_lapses(engine, b
     assert get_run(engine, bio, run_id)["status"] == "interrupted"
 
 
-def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(engine, bio):
+def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(
+    engine: Engine, bio: str
+) -> None:
     def taken_over(label: str) -> None:
         engine.store.write("consolidate/lease_release", space=bio, job="decay", holder="runner-a")
         assert acquire_lease(engine.store, bio, "decay", "runner-b", ttl_seconds=60) is not None
@@ -102,7 +114,7 @@ def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(engine, bio):
     assert current[0]["holder"] == "runner-b"  # runner-a did not release runner-b's lease
 
 
-def test_concurrent_runners_of_one_job_never_both_run(engine, bio):
+def test_concurrent_runners_of_one_job_never_both_run(engine: Engine, bio: str) -> None:
     active = {"now": 0, "max": 0}
     lock = threading.Lock()
 

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from fastapi.testclient import TestClient
+
 from pipelines import browse
 from pipelines.consolidate.runner import run_job
 from pipelines.consolidate.supersede import (
@@ -16,18 +18,29 @@ from pipelines.consolidate.supersede import (
     revert_supersession,
     supersede_memory,
 )
+from pipelines.engine import Engine
 from pipelines.errors import Conflict, NotFound
-from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
+from pipelines.ingest.service import IngestResult
+from tests.integration import test_consolidate_jobs as jobs
+from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW
+
+ingest: Callable[[Engine, str, list[Any]], list[IngestResult]] = jobs.ingest
 
 MEMORIES = [f"s1#{i}" for i in range(4)] + [f"s2#{i}" for i in range(3)] + ["s3#0"]
 
 
-def brief(engine, space: str, mid: str) -> dict[str, Any] | None:
+def brief(engine: Engine, space: str, mid: str) -> dict[str, Any] | None:
     rows = engine.store.read("consolidate/memory_brief", space=space, id=mid)
     return rows[0] if rows else None
 
 
-def fact_statuses(engine, space: str) -> dict[str, str]:
+def status(engine: Engine, space: str, mid: str) -> str:
+    b = brief(engine, space, mid)
+    assert b is not None, f"memory {mid} is gone"
+    return str(b["status"])
+
+
+def fact_statuses(engine: Engine, space: str) -> dict[str, str]:
     rows = engine.store.read(
         "read/facts_list",
         space=space,
@@ -40,7 +53,7 @@ def fact_statuses(engine, space: str) -> dict[str, str]:
     return {r["fact"]["id"]: r["fact"]["status"] for r in rows}
 
 
-def assert_no_orphaned_supersession(engine, space: str) -> None:
+def assert_no_orphaned_supersession(engine: Engine, space: str) -> None:
     """Every superseded memory or fact is retired by a supersession record that still exists."""
     sups = list_supersessions(engine, space, limit=500)
     retired = {s["older"] for s in sups} | {f for s in sups for f in s.get("fact_ids") or []}
@@ -53,36 +66,39 @@ def assert_no_orphaned_supersession(engine, space: str) -> None:
             assert fid in retired, f"fact {fid} is superseded with no record"
 
 
-def test_deleting_the_current_version_undoes_its_supersession(engine, space):
+def test_deleting_the_current_version_undoes_its_supersession(engine: Engine, space: str) -> None:
     ingest(engine, space, BIOGRAPHY)
     facts_before = fact_statuses(engine, space)
     out = supersede_memory(engine, space, "s1#0", by_memory_id="s3#0", reason="moved to Tokyo")
-    assert out["fact_ids"] and brief(engine, space, "s1#0")["status"] == "superseded"
+    assert out["fact_ids"] and status(engine, space, "s1#0") == "superseded"
     deleted = browse.delete_memory(engine.store, space, "s3#0")
     assert deleted["memories"] == 1 and deleted["supersessions_undone"] == 1
-    assert brief(engine, space, "s1#0")["status"] == "active"
+    assert status(engine, space, "s1#0") == "active"
     after = fact_statuses(engine, space)
     assert all(after[f] == facts_before[f] for f in out["fact_ids"])  # its facts are back too
     assert_no_orphaned_supersession(engine, space)
 
 
-def test_deleting_a_middle_version_relinks_the_chain(engine, space):
+def test_deleting_a_middle_version_relinks_the_chain(engine: Engine, space: str) -> None:
     ingest(engine, space, BIOGRAPHY)
     first = supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
     supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
     deleted = browse.delete_memory(engine.store, space, "s2#0")
     assert deleted["supersessions_relinked"] == 1 and deleted["supersessions_undone"] == 0
     older = brief(engine, space, "s1#0")
+    assert older is not None
     assert older["status"] == "superseded" and older["superseded_by"] == ["s3#0"]
     assert [c["id"] for c in memory_timeline(engine, space, "s1#0")] == ["s1#0", "s3#0"]
     assert_no_orphaned_supersession(engine, space)
     # the record kept its id: reverting it restores the oldest version exactly
     reverted = revert_supersession(engine, space, first["id"])
     assert reverted["newer"] == "s3#0" and reverted["older_status"] == "active"
-    assert brief(engine, space, "s1#0")["status"] == "active"
+    assert status(engine, space, "s1#0") == "active"
 
 
-def test_the_delete_endpoint_reports_what_it_kept(client, engine, space):
+def test_the_delete_endpoint_reports_what_it_kept(
+    client: TestClient, engine: Engine, space: str
+) -> None:
     ingest(engine, space, BIOGRAPHY)
     supersede_memory(engine, space, "s1#2", by_memory_id="s2#1", reason="green now")
     r = client.delete(f"/v1/spaces/{space}/memories/s2%231")
@@ -93,7 +109,9 @@ def test_the_delete_endpoint_reports_what_it_kept(client, engine, space):
     )
 
 
-def test_deleting_every_newer_memory_of_the_job_leaves_no_orphan(engine, space):
+def test_deleting_every_newer_memory_of_the_job_leaves_no_orphan(
+    engine: Engine, space: str
+) -> None:
     ingest(engine, space, BIOGRAPHY)
     assert run_job(engine, space, "supersede", now=NOW)["status"] == "ok"
     newer = sorted({s["newer"] for s in list_supersessions(engine, space, limit=500)})
@@ -125,23 +143,28 @@ def race(*calls: Callable[[], object]) -> list[object]:
     return results
 
 
-def test_delete_racing_a_revert_keeps_history(engine, space):
+def test_delete_racing_a_revert_keeps_history(engine: Engine, space: str) -> None:
     ingest(engine, space, BIOGRAPHY)
     for k in range(3):
         newer = f"t{k}#0"
         ingest(engine, space, [(f"t{k}", 90 + k, [("user", "Ann", f"I moved to Osaka ({k}).")])])
         sup = supersede_memory(engine, space, "s1#0", by_memory_id=newer, reason="Osaka")
-        results = race(
-            lambda newer=newer: browse.delete_memory(engine.store, space, newer),
-            lambda sid=sup["id"]: revert_supersession(engine, space, sid),
-        )
+        sid = str(sup["id"])
+
+        def delete(newer: str = newer) -> object:
+            return browse.delete_memory(engine.store, space, newer)
+
+        def revert(sid: str = sid) -> object:
+            return revert_supersession(engine, space, sid)
+
+        results = race(delete, revert)
         for r in results:
             assert not isinstance(r, Exception) or isinstance(r, (NotFound, Conflict)), r
-        assert brief(engine, space, "s1#0")["status"] == "active"
+        assert status(engine, space, "s1#0") == "active"
         assert_no_orphaned_supersession(engine, space)
 
 
-def test_deleting_two_versions_at_once_keeps_history(engine, space):
+def test_deleting_two_versions_at_once_keeps_history(engine: Engine, space: str) -> None:
     ingest(engine, space, BIOGRAPHY)
     supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
     supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
@@ -151,5 +174,5 @@ def test_deleting_two_versions_at_once_keeps_history(engine, space):
     )
     assert not any(isinstance(r, Exception) for r in results), results
     # both newer versions are gone, whichever went first: the oldest is current again
-    assert brief(engine, space, "s1#0")["status"] == "active"
+    assert status(engine, space, "s1#0") == "active"
     assert_no_orphaned_supersession(engine, space)
