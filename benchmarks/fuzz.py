@@ -175,7 +175,8 @@ def markdown(result: dict[str, Any]) -> str:
     out += [
         "",
         f"Server errors: {s['server_errors']}; response-schema violations: "
-        f"{s['response_schema_violations']}.",
+        f"{s['response_schema_violations']} (schemathesis counts unique failures: one per "
+        "operation and cause, not every response).",
         "",
         "## Failures by kind",
         "",
