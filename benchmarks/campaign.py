@@ -10,6 +10,7 @@ their own Neo4j and API on 127.0.0.1 (:mod:`benchmarks.served`) on a fresh datab
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -22,6 +23,7 @@ from typing import Any
 
 from benchmarks import machine
 from benchmarks.format import Dataset, Session
+from benchmarks.served import ApiProcess, Neo4jProcess, campaign_instance, free_memory_gb
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
@@ -78,6 +80,59 @@ def remove_database(neo4j_dir: Path) -> None:
     """Delete the run's database files once the results are written (logs are kept)."""
     if (neo4j_dir.parent / MARKER).exists():
         shutil.rmtree(neo4j_dir / "data", ignore_errors=True)
+
+
+@dataclass
+class Served:
+    """The running pair of a campaign command, and when (and under what load) it started."""
+
+    base: Path
+    neo: Neo4jProcess
+    api: ApiProcess
+    started: str
+    load_start: list[float] | None
+
+
+@contextlib.contextmanager
+def served(args: argparse.Namespace, name: str) -> Iterator[Served]:
+    """Start Neo4j and the API on a fresh data directory; stop both at the end. Refuses to
+    start with less than 8 GB of memory available (the machine is shared)."""
+    avail = free_memory_gb()
+    if avail is not None and avail < 8:
+        raise SystemExit(f"only {avail:.1f} GB of memory available (8 needed); try later")
+    started, load_start = machine.now_iso(), machine.load_average()
+    base = data_dir(args, name)
+    neo = Neo4jProcess(
+        campaign_instance(name, args.neo4j_port, base / "neo4j", args.heap, args.pagecache)
+    )
+    api = ApiProcess(args.api_port, neo.uri, base / "api.log")
+    try:
+        print(f"{name}: Neo4j on {neo.uri} (data {base}) …", flush=True)
+        neo.start()
+        print(f"{name}: API on {api.base_url} …", flush=True)
+        api.start()
+        yield Served(base, neo, api, started, load_start)
+    finally:
+        api.stop()
+        neo.stop()
+
+
+def finish(
+    args: argparse.Namespace, srv: Served, kind: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """The result: header, configuration and ``body``; the database files are removed unless
+    ``--keep-data``."""
+    if not args.keep_data:
+        remove_database(srv.base / "neo4j")
+    return {
+        **header(kind, args.name, srv.load_start),
+        "started_at": srv.started,
+        "config": {
+            k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"
+        },
+        "neo4j": {"uri": srv.neo.uri, "heap": args.heap, "pagecache": args.pagecache},
+        **body,
+    }
 
 
 def header(kind: str, name: str, load_start: list[float] | None) -> dict[str, Any]:

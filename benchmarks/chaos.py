@@ -43,7 +43,6 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -54,8 +53,6 @@ from benchmarks.served import (
     Neo4jProcess,
     Outcome,
     call,
-    campaign_instance,
-    free_memory_gb,
     percentile,
 )
 
@@ -620,31 +617,15 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    avail = free_memory_gb()
-    if avail is not None and avail < 8:
-        print(f"error: only {avail:.1f} GB of memory available (8 needed); try later")
-        return 2
-    started = machine.now_iso()
-    load_start = machine.load_average()
-    base = campaign.data_dir(args, "chaos")
-    rng = random.Random(args.seed)
-    neo = Neo4jProcess(
-        campaign_instance("chaos", args.neo4j_port, base / "neo4j", args.heap, args.pagecache)
-    )
-    api = ApiProcess(args.api_port, neo.uri, base / "api.log")
     recorder = Recorder()
     trials: list[dict[str, Any]] = []
-    try:
-        print(f"chaos: Neo4j on {neo.uri} (data {base}) …", flush=True)
-        neo.start()
-        print("chaos: API …", flush=True)
-        api.start()
+    with campaign.served(args, "chaos") as srv:
+        neo, api = srv.neo, srv.api
         _seed_job_space(api, args.job_conversations, recorder, args.request_timeout)
         job_seconds = _time_job(api, args.job, args.request_timeout)
         print(f"chaos: seeded; the {args.job} job takes {job_seconds:.1f}s", flush=True)
-        ctx = Context(
-            args, neo, api, recorder, campaign.lines(campaign.locomo_dataset()), rng, job_seconds
-        )
+        lines = campaign.lines(campaign.locomo_dataset())
+        ctx = Context(args, neo, api, recorder, lines, random.Random(args.seed), job_seconds)
         plan = [("neo4j", "ingest" if i % 2 == 0 else "job") for i in range(args.neo4j_trials)]
         plan += [("api", "ingest" if i % 2 == 0 else "job") for i in range(args.api_trials)]
         for i, (target, mode) in enumerate(plan):
@@ -661,24 +642,18 @@ def main(args: argparse.Namespace) -> int:
             time.sleep(2.0)
         print("chaos: final accounting of every acknowledged turn …", flush=True)
         final = account(api.base_url, ctx.attempts, recorder)
-    finally:
-        api.stop()
-        neo.stop()
-    result: dict[str, Any] = {
-        **campaign.header("chaos", args.name, load_start),
-        "started_at": started,
-        "config": {
-            k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"
+    result = campaign.finish(
+        args,
+        srv,
+        "chaos",
+        {
+            "final_check": final,
+            "summary": summarise(trials, final, recorder),
+            "plain_5xx_samples": recorder.plain_5xx[:50],
+            "trials": trials,
         },
-        "neo4j": {"uri": neo.uri, "heap": args.heap, "pagecache": args.pagecache},
-        "final_check": final,
-        "summary": summarise(trials, final, recorder),
-        "plain_5xx_samples": recorder.plain_5xx[:50],
-        "trials": trials,
-    }
+    )
     files = campaign.write(result, markdown(result), args.out_dir)
-    if not args.keep_data:
-        campaign.remove_database(base / "neo4j")
     print(f"wrote {files['json']} and {files['md']}")
-    print({k: v for k, v in result["summary"]["bars"].items()})
+    print(result["summary"]["bars"])
     return 0

@@ -27,14 +27,11 @@ from typing import Any
 
 import httpx
 
-from benchmarks import campaign, machine
+from benchmarks import campaign
 from benchmarks.served import (
     ApiProcess,
-    Neo4jProcess,
     call,
-    campaign_instance,
     check_loopback,
-    free_memory_gb,
 )
 
 SPACE = "fuzz"
@@ -192,39 +189,14 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    avail = free_memory_gb()
-    if avail is not None and avail < 8:
-        print(f"error: only {avail:.1f} GB of memory available (8 needed); try later")
-        return 2
-    started = machine.now_iso()
-    load_start = machine.load_average()
-    base = campaign.data_dir(args, "fuzz")
-    neo = Neo4jProcess(
-        campaign_instance("fuzz", args.neo4j_port, base / "neo4j", args.heap, args.pagecache)
-    )
-    api = ApiProcess(args.api_port, neo.uri, base / "api.log")
-    try:
-        print(f"fuzz: Neo4j on {neo.uri} (data {base}) …", flush=True)
-        neo.start()
-        api.start()
-        _seed_space(api)
+    with campaign.served(args, "fuzz") as srv:
+        _seed_space(srv.api)
         print("fuzz: schemathesis …", flush=True)
-        st = run_schemathesis(args, api, base)
-    finally:
-        api.stop()
-        neo.stop()
-    result: dict[str, Any] = {
-        **campaign.header("fuzz", args.name, load_start),
-        "started_at": started,
-        "config": {
-            k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"
-        },
-        "schemathesis": st,
-        "summary": summarise(st["report"]),
-    }
+        st = run_schemathesis(args, srv.api, srv.base)
+    result = campaign.finish(
+        args, srv, "fuzz", {"schemathesis": st, "summary": summarise(st["report"])}
+    )
     files = campaign.write(result, markdown(result), args.out_dir)
-    if not args.keep_data:
-        campaign.remove_database(base / "neo4j")
     print(f"wrote {files['json']} and {files['md']}")
     print(result["summary"]["bars"], result["summary"]["failures_by_type"])
     return 0

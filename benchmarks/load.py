@@ -45,7 +45,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks import campaign, machine
+from benchmarks import campaign
 from benchmarks.format import Conversation
 from benchmarks.served import (
     ApiProcess,
@@ -53,8 +53,6 @@ from benchmarks.served import (
     Outcome,
     acall,
     call,
-    campaign_instance,
-    free_memory_gb,
     percentile,
 )
 
@@ -499,80 +497,54 @@ def markdown(result: dict[str, Any], image: Path | None) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    avail = free_memory_gb()
-    if avail is not None and avail < 8:
-        print(f"error: only {avail:.1f} GB of memory available (8 needed); try later")
-        return 2
-    started = machine.now_iso()
-    load_start = machine.load_average()
-    base = campaign.data_dir(args, "load")
-    neo = Neo4jProcess(
-        campaign_instance("load", args.neo4j_port, base / "neo4j", args.heap, args.pagecache)
-    )
-    api = ApiProcess(args.api_port, neo.uri, base / "api.log")
-    dataset = campaign.locomo_dataset()
-    workload = Workload(dataset.conversations, args.spaces, args.seed)
-    result: dict[str, Any] = {"name": args.name}
-    try:
-        print(f"load: Neo4j on {neo.uri} (data {base}) …", flush=True)
-        neo.start()
-        api.start()
-        result["seeding"] = seed(api, workload, args.seed_workers, 300.0)
-        run = Run(api, workload, args)
-        sampler = Sampler(api, neo, run.t0)
+    workload = Workload(campaign.locomo_dataset().conversations, args.spaces, args.seed)
+    with campaign.served(args, "load") as srv:
+        seeding = seed(srv.api, workload, args.seed_workers, 300.0)
+        run = Run(srv.api, workload, args)
+        sampler = Sampler(srv.api, srv.neo, run.t0)
         sampler.thread.start()
         steps: list[dict[str, Any]] = []
         capacity = args.capacity
         if capacity is None:
             print("load: capacity search …", flush=True)
             capacity, steps = asyncio.run(run.capacity())
-        overload = None
         rate = args.overload_factor * (capacity or args.start_rate)
         print(f"load: capacity {capacity} req/s; offering {rate:g} req/s …", flush=True)
         overload = asyncio.run(run.overload(rate))
         sampler.stop.set()
         sampler.thread.join()
-        oom = neo.out_of_memory_errors()
-    finally:
-        api.stop()
-        neo.stop()
-    heap_used = max((h[1] for h in sampler.heap), default=None)
-    ov_ok = set(overload["statuses"]) <= {"200", "201", "429", "503"}
-    result = {
-        **campaign.header("load", args.name, load_start),
-        "started_at": started,
-        "seeding": result["seeding"],
-        "config": {
-            k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"
-        },
-        "neo4j": {"uri": neo.uri, "heap": args.heap, "pagecache": args.pagecache},
-        "steps": steps,
-        "overload": overload,
-        "phases": run.phases,
-        "samples": {"api_rss_mb": sampler.rss, "neo4j_heap_mb": sampler.heap},
-        "summary": {
-            "capacity": capacity,
-            "overload_rate": rate,
-            "api_rss_max_mb": max((x[1] for x in sampler.rss), default=None),
-            "heap_used_max_mb": heap_used,
-            "heap_committed_max_mb": max((h[2] for h in sampler.heap), default=None),
-            "neo4j_oom_lines": oom,
-            "bars": {
-                "only 2xx, 429 or 503 under twice the capacity": ov_ok,
-                "Neo4j heap never exhausted (no OutOfMemoryError)": oom == 0,
-                "full service within 10 s afterwards": (
-                    overload["full_service_after_s"] is not None
-                    and overload["full_service_after_s"] <= 10.0
-                ),
+        oom = srv.neo.out_of_memory_errors()
+    full = overload["full_service_after_s"]
+    result = campaign.finish(
+        args,
+        srv,
+        "load",
+        {
+            "seeding": seeding,
+            "steps": steps,
+            "overload": overload,
+            "phases": run.phases,
+            "samples": {"api_rss_mb": sampler.rss, "neo4j_heap_mb": sampler.heap},
+            "summary": {
+                "capacity": capacity,
+                "overload_rate": rate,
+                "api_rss_max_mb": max((x[1] for x in sampler.rss), default=None),
+                "heap_used_max_mb": max((h[1] for h in sampler.heap), default=None),
+                "heap_committed_max_mb": max((h[2] for h in sampler.heap), default=None),
+                "neo4j_oom_lines": oom,
+                "bars": {
+                    "only 2xx, 429 or 503 under twice the capacity": set(overload["statuses"])
+                    <= {"200", "201", "429", "503"},
+                    "Neo4j heap never exhausted (no OutOfMemoryError)": oom == 0,
+                    "full service within 10 s afterwards": full is not None and full <= 10.0,
+                },
             },
+            "records": [vars(r) for r in run.records],
         },
-        "records": [vars(r) for r in run.records],
-    }
+    )
     args.out_dir.mkdir(parents=True, exist_ok=True)
     image = plot(result, run.records, args.out_dir / f"{args.name}-timeline.png")
     files = campaign.write(result, markdown(result, image), args.out_dir)
-    if not args.keep_data:
-        campaign.remove_database(base / "neo4j")
     print(f"wrote {files['json']}, {files['md']} and {image}")
     print(result["summary"])
     return 0

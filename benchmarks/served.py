@@ -49,21 +49,9 @@ def campaign_instance(
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with contextlib.suppress(ChildProcessError, OSError):
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            return False
-    return True
-
-
 def _wait_dead(pid: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and runtime._alive(pid):  # reaps our own child too
         time.sleep(0.05)
 
 
@@ -263,6 +251,14 @@ def _classify(response: httpx.Response, seconds: float) -> Outcome:
     )
 
 
+def _no_answer(exc: httpx.TransportError, seconds: float) -> Outcome:
+    if isinstance(exc, httpx.TimeoutException):
+        return Outcome("timeout", seconds)
+    if isinstance(exc, httpx.ConnectError):
+        return Outcome("conn_refused", seconds)
+    return Outcome("conn_error", seconds)
+
+
 def call(
     client: httpx.Client, method: str, path: str, body: Any = None, timeout: float | None = None
 ) -> Outcome:
@@ -273,12 +269,8 @@ def call(
         if timeout is not None:
             kwargs["timeout"] = timeout
         response = client.request(method, path, **kwargs)
-    except httpx.TimeoutException:
-        return Outcome("timeout", time.monotonic() - t0)
-    except httpx.ConnectError:
-        return Outcome("conn_refused", time.monotonic() - t0)
-    except httpx.TransportError:
-        return Outcome("conn_error", time.monotonic() - t0)
+    except httpx.TransportError as exc:
+        return _no_answer(exc, time.monotonic() - t0)
     return _classify(response, time.monotonic() - t0)
 
 
@@ -287,12 +279,8 @@ async def acall(client: httpx.AsyncClient, method: str, path: str, body: Any = N
     try:
         kwargs: dict[str, Any] = {"json": body} if body is not None else {}
         response = await client.request(method, path, **kwargs)
-    except httpx.TimeoutException:
-        return Outcome("timeout", time.monotonic() - t0)
-    except httpx.ConnectError:
-        return Outcome("conn_refused", time.monotonic() - t0)
-    except httpx.TransportError:
-        return Outcome("conn_error", time.monotonic() - t0)
+    except httpx.TransportError as exc:
+        return _no_answer(exc, time.monotonic() - t0)
     return _classify(response, time.monotonic() - t0)
 
 
