@@ -146,6 +146,12 @@ def header(kind: str, name: str, load_start: list[float] | None) -> dict[str, An
     }
 
 
+def bars_table(bars: dict[str, bool]) -> list[str]:
+    return ["## Bars", "", "| bar | met |", "|---|---|"] + [
+        f"| {k} | {'yes' if v else '**no**'} |" for k, v in bars.items()
+    ]
+
+
 def header_lines(result: dict[str, Any]) -> list[str]:
     code = result.get("code") or {}
     mach = result.get("machine") or {}

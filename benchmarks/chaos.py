@@ -571,8 +571,7 @@ def markdown(result: dict[str, Any]) -> str:
     s = result["summary"]
     out = [f"# Benchmark `{result['name']}` (chaos: kill -9 of Neo4j and of the API)", ""]
     out += campaign.header_lines(result)
-    out += ["", "## Bars", "", "| bar | met |", "|---|---|"]
-    out += [f"| {k} | {'yes' if v else '**no**'} |" for k, v in s["bars"].items()]
+    out += ["", *campaign.bars_table(s["bars"])]
     out += [
         "",
         "## Figures",

@@ -163,12 +163,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"({st['seconds']} s, exit code {st['exit_code']})",
         f"- operations {s['operations']}; test cases {s['test_cases']}",
         "",
-        "## Bars",
-        "",
-        "| bar | met |",
-        "|---|---|",
+        *campaign.bars_table(s["bars"]),
     ]
-    out += [f"| {k} | {'yes' if v else '**no**'} |" for k, v in s["bars"].items()]
     out += [
         "",
         f"Server errors: {s['server_errors']}; response-schema violations: "

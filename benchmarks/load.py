@@ -452,12 +452,8 @@ def markdown(result: dict[str, Any], image: Path | None) -> str:
         f"{result['seeding']}); mix 70 % recall / 20 % context ({CONTEXT_WINDOW} tokens) / 10 % "
         f"{INGEST_TURNS}-turn ingests; client timeout {result['config']['request_timeout']} s",
         "",
-        "## Bars",
-        "",
-        "| bar | met |",
-        "|---|---|",
+        *campaign.bars_table(s["bars"]),
     ]
-    out += [f"| {k} | {'yes' if v else '**no**'} |" for k, v in s["bars"].items()]
     out += [
         "",
         "## Capacity search",

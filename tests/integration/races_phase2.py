@@ -20,10 +20,7 @@ Once they pass, rename the file to ``test_races.py`` so the suite runs them.
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -32,6 +29,7 @@ from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, DomainError, NotFound
 from pipelines.ingest.service import Ingestor, IngestResult, SessionIn, TurnIn
+from tests.integration.threads import race
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 LINES = [
@@ -57,28 +55,6 @@ def session(sid: str, n: int, salt: str = "") -> SessionIn:
             for i in range(n)
         ],
     )
-
-
-def race(*calls: Callable[[], object], delays: tuple[float, ...] = ()) -> list[object]:
-    """Start the calls together (each after its delay); each one's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results: list[object] = [None] * len(calls)
-
-    def one(i: int) -> None:
-        barrier.wait()
-        if i < len(delays):
-            time.sleep(delays[i])
-        try:
-            results[i] = calls[i]()
-        except Exception as exc:  # the test classifies what each call ended with
-            results[i] = exc
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(600)
-    return results
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.5, 1.5, 3.0])

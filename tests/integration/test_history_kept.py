@@ -4,7 +4,6 @@ re-linked past it when it was itself superseded, also under concurrent deletes a
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from pipelines.errors import Conflict, NotFound
 from pipelines.ingest.service import IngestResult
 from tests.integration import test_consolidate_jobs as jobs
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW
+from tests.integration.threads import race
 
 ingest: Callable[[Engine, str, list[Any]], list[IngestResult]] = jobs.ingest
 
@@ -121,26 +121,6 @@ def test_deleting_every_newer_memory_of_the_job_leaves_no_orphan(
             continue  # a fact id: it goes with its memory
         browse.delete_memory(engine.store, space, mid)
         assert_no_orphaned_supersession(engine, space)
-
-
-def race(*calls: Callable[[], object]) -> list[object]:
-    """Run the calls at the same moment in threads; each result or the exception it raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[object] = [None] * len(calls)
-
-    def one(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = calls[i]()
-        except Exception as exc:  # the race's loser may be refused; the test checks which
-            results[i] = exc
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    return results
 
 
 def test_delete_racing_a_revert_keeps_history(engine: Engine, space: str) -> None:
