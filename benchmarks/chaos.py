@@ -30,12 +30,13 @@ connection refused never reached it). Every response is classified;
 a 5xx whose body is not the documented JSON error counts as a *plain-text 500*.
 
 Results: ``benchmarks/results/<name>.{json,md}`` with the machine, load average, commit and
-command.
+command; each trial is also appended to ``<data dir>/trials.jsonl`` as it ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import threading
 import time
@@ -638,6 +639,8 @@ def main(args: argparse.Namespace) -> int:
                 f"job blocked {t.get('lease_blocked_s')}",
                 flush=True,
             )
+            with open(srv.base / "trials.jsonl", "a") as out:  # survives an interrupted run
+                out.write(json.dumps(t, default=str) + "\n")
             time.sleep(2.0)
         print("chaos: final accounting of every acknowledged turn …", flush=True)
         final = account(api.base_url, ctx.attempts, recorder)
