@@ -7,14 +7,18 @@ strings; a property a node lacks is ``None``); the HTTP API returns them as they
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipelines import session_documents, spaces
-from pipelines.consolidate import history, stage_redirects
 from pipelines.errors import NotFound
 from pipelines.graph import GraphStore, Tx
+
+#: What keeps the supersession history of a memory about to be deleted, in the deleting
+#: transaction (``pipelines.consolidate.history.keep_history``); returns counts to report.
+HistoryKeeper = Callable[[Tx, str, str], dict[str, int]]
 
 
 class View(BaseModel):
@@ -208,11 +212,15 @@ def memory(store: GraphStore, space: str, memory_id: str) -> MemoryDetail:
     return MemoryDetail.model_validate(out)
 
 
-def delete_memory(store: GraphStore, space: str, memory_id: str) -> Deleted:
+def delete_memory(
+    store: GraphStore, space: str, memory_id: str, keep_history: HistoryKeeper
+) -> Deleted:
+    """Delete one memory with its facts, after ``keep_history`` re-linked or undid the
+    supersessions it made (same transaction)."""
     spaces.require(store, space)
 
     def work(tx: Tx) -> list[dict[str, Any]]:
-        kept = history.keep_history(tx, space, memory_id)
+        kept = keep_history(tx, space, memory_id)
         rows = tx.run("read/delete_memory", space=space, id=memory_id)
         if rows:  # the deleted text leaves its session's document in the same transaction
             session_documents.refresh(tx, space, [rows[0]["session_id"]])
@@ -251,11 +259,11 @@ def stage(store: GraphStore, space: str, stage_id: str, limit: int) -> StageDeta
     rows = store.read("read/stage_detail", space=space, id=stage_id, limit=limit)
     if rows:
         return StageDetail.model_validate(rows[0])
-    moved = stage_redirects.successors(store, space, stage_id)
+    # a stage the communities job emptied: the live stages that absorbed its id
+    moved = [str(r["id"]) for r in store.read("read/stage_successors", space=space, id=stage_id)]
     rows = store.read("read/stage_detail", space=space, id=moved[0], limit=limit) if moved else []
     if not rows:
         raise NotFound(f"stage {stage_id!r} not found in space {space!r}", field="id")
-    # a stage the communities job emptied: its units now live in these stages
     stage = rows[0]["stage"]
     redirected = {**rows[0], "stage": {**stage, "redirected_from": stage_id, "merged_into": moved}}
     return StageDetail.model_validate(redirected)

@@ -13,6 +13,7 @@ from app.schemas.memories import (
 )
 from app.services import ServicesDep
 from pipelines import browse
+from pipelines.consolidate import history
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["memories"])
 
@@ -41,5 +42,5 @@ def get_memory(space: str, services: ServicesDep, memory_id: str = Path()) -> Me
 @router.delete("/memories/{memory_id}", response_model=MemoryDeleted)
 def delete_memory(space: str, services: ServicesDep, memory_id: str = Path()) -> MemoryDeleted:
     """Delete a memory, its facts and the entity counts and co-occurrences it contributed."""
-    deleted = browse.delete_memory(services.engine.store, space, memory_id)
+    deleted = browse.delete_memory(services.engine.store, space, memory_id, history.keep_history)
     return MemoryDeleted(id=memory_id, deleted=deleted)

@@ -9,8 +9,8 @@ client holds never silently stops resolving:
 2. when an emptied stage is deleted, every live stage that received its units (following
    ``moved_to`` through stages deleted at the same time) lists its id, and the ids it had
    absorbed itself, in ``absorbed``, in the deleting transaction;
-3. :func:`successors` gives the live stages that absorbed an id, the largest first; the stage
-   read of the API follows it (``redirected_from`` / ``merged_into`` in its answer).
+3. the stage read (``browse.stage``, statement ``read/stage_successors``) follows an absorbed id to
+   the live stages that absorbed it, the largest first (``redirected_from`` / ``merged_into``).
 
 A stage emptied only by deletions (none of its units moved anywhere) is deleted without a
 record: its content is gone.
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipelines.graph import GraphStore, Tx
+from pipelines.graph import Tx
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,3 @@ def retire_emptied(tx: Tx, space: str) -> dict[str, int]:
         "schemas_deleted": int(cleaned["schemas"]),
         "stage_ids_redirected": sum(e.id in redirected for e in emptied),
     }
-
-
-def successors(store: GraphStore, space: str, stage_id: str) -> list[str]:
-    """Ids of the live stages that absorbed ``stage_id``, the one holding most memories first
-    (empty: the id was never absorbed)."""
-    rows = store.read("consolidate/stage_successors", space=space, id=stage_id)
-    return [str(r["id"]) for r in rows]

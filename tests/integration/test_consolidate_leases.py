@@ -47,7 +47,7 @@ def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine: Engine, b
     result: dict[str, object] = {}
     runner = threading.Thread(
         target=lambda: result.update(
-            run_job(engine, bio, "decay", config=SHORT, failure_hook=slow_step)
+            run_job(engine, bio, "decay", config=SHORT, failure_hook=slow_step).model_dump()
         )
     )
     runner.start()
@@ -61,7 +61,8 @@ def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine: Engine, b
         release.set()
         runner.join(60)
     assert result["status"] == "ok"
-    assert acquire_lease(engine.store, bio, "decay", "next", ttl_seconds=TTL) is not None  # released
+    # released
+    assert acquire_lease(engine.store, bio, "decay", "next", ttl_seconds=TTL) is not None
 
 
 def _crashed_run(engine: Engine, space: str, job: str, holder: str) -> str:
@@ -85,18 +86,18 @@ def test_a_crashed_runners_run_reads_interrupted_once_its_lease_lapses(
     engine: Engine, bio: str
 ) -> None:
     run_id = _crashed_run(engine, bio, "merge", "dead-runner")
-    assert get_run(engine, bio, run_id)["status"] == "running"
+    assert get_run(engine, bio, run_id).status == "running"
     with pytest.raises(Busy):
         run_job(engine, bio, "merge", config=SHORT)
     time.sleep(TTL + 0.5)
     # the history says so without any new run ...
-    assert get_run(engine, bio, run_id)["status"] == "interrupted"
-    assert {r["id"]: r["status"] for r in list_runs(engine, bio, "merge")}[run_id] == "interrupted"
+    assert get_run(engine, bio, run_id).status == "interrupted"
+    assert {r.id: r.status for r in list_runs(engine, bio, "merge")}[run_id] == "interrupted"
     # ... the job runs again, and taking a lease stores the status: the dead holder's name
     # holding a live lease again would otherwise make the record read "running"
-    assert run_job(engine, bio, "decay", config=SHORT)["status"] == "ok"
+    assert run_job(engine, bio, "decay", config=SHORT).status == "ok"
     assert acquire_lease(engine.store, bio, "merge", "dead-runner", ttl_seconds=60) is not None
-    assert get_run(engine, bio, run_id)["status"] == "interrupted"
+    assert get_run(engine, bio, run_id).status == "interrupted"
 
 
 def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(
@@ -108,8 +109,8 @@ def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(
         time.sleep(1.5)  # a few heartbeats: runner-a's renewal finds runner-b's lease
 
     run = run_job(engine, bio, "decay", config=SHORT, failure_hook=taken_over, holder="runner-a")
-    assert run["status"] == "failed"
-    assert any("JobAborted" in e for e in run["errors"])
+    assert run.status == "failed"
+    assert any("JobAborted" in e for e in run.errors)
     current = engine.store.read("consolidate/lease_get", space=bio, job="decay")
     assert current[0]["holder"] == "runner-b"  # runner-a did not release runner-b's lease
 
@@ -134,7 +135,7 @@ def test_concurrent_runners_of_one_job_never_both_run(engine: Engine, bio: str) 
             barrier.wait()
             try:
                 run = run_job(engine, bio, "decay", config=SHORT, failure_hook=working)
-                status = str(run["status"])
+                status = str(run.status)
             except Busy:
                 status = "busy"
             with lock:
@@ -147,4 +148,4 @@ def test_concurrent_runners_of_one_job_never_both_run(engine: Engine, bio: str) 
             t.join(120)
         assert sorted(outcomes) == ["busy", "ok"]
     assert active["max"] == 1
-    assert [r for r in list_runs(engine, bio, "decay") if r["status"] == "running"] == []
+    assert [r for r in list_runs(engine, bio, "decay") if r.status == "running"] == []

@@ -10,21 +10,46 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from pipelines import browse
+from pipelines.consolidate import history
+from pipelines.consolidate import supersede as sup_mod
 from pipelines.consolidate.runner import run_job
 from pipelines.consolidate.supersede import (
-    list_supersessions,
-    memory_timeline,
-    revert_supersession,
-    supersede_memory,
+    SupersedeRequest,
 )
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, NotFound
-from pipelines.ingest.service import IngestResult
+from pipelines.ingest.service import Ingestor, IngestResult
 from tests.integration import test_consolidate_jobs as jobs
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW
 from tests.integration.threads import race
 
 ingest: Callable[[Engine, str, list[Any]], list[IngestResult]] = jobs.ingest
+
+
+def supersede_memory(
+    engine: Engine, space: str, memory_id: str, *, by_memory_id: str, reason: str
+) -> dict[str, Any]:
+    request = SupersedeRequest(by_memory_id=by_memory_id, reason=reason)
+    out = sup_mod.supersede_memory(engine, Ingestor(engine), space, memory_id, request)
+    return out.model_dump()
+
+
+def revert_supersession(engine: Engine, space: str, supersession_id: str) -> dict[str, Any]:
+    return sup_mod.revert_supersession(engine, space, supersession_id).model_dump()
+
+
+def list_supersessions(engine: Engine, space: str, limit: int) -> list[dict[str, Any]]:
+    return [s.model_dump() for s in sup_mod.list_supersessions(engine, space, limit=limit)]
+
+
+def memory_timeline(engine: Engine, space: str, memory_id: str) -> list[dict[str, Any]]:
+    return [e.model_dump() for e in sup_mod.memory_timeline(engine, space, memory_id)]
+
+
+def delete_memory(engine: Engine, space: str, memory_id: str) -> dict[str, Any]:
+    deleted = browse.delete_memory(engine.store, space, memory_id, history.keep_history)
+    return deleted.model_dump()
+
 
 MEMORIES = [f"s1#{i}" for i in range(4)] + [f"s2#{i}" for i in range(3)] + ["s3#0"]
 
@@ -71,7 +96,7 @@ def test_deleting_the_current_version_undoes_its_supersession(engine: Engine, sp
     facts_before = fact_statuses(engine, space)
     out = supersede_memory(engine, space, "s1#0", by_memory_id="s3#0", reason="moved to Tokyo")
     assert out["fact_ids"] and status(engine, space, "s1#0") == "superseded"
-    deleted = browse.delete_memory(engine.store, space, "s3#0")
+    deleted = delete_memory(engine, space, "s3#0")
     assert deleted["memories"] == 1 and deleted["supersessions_undone"] == 1
     assert status(engine, space, "s1#0") == "active"
     after = fact_statuses(engine, space)
@@ -83,7 +108,7 @@ def test_deleting_a_middle_version_relinks_the_chain(engine: Engine, space: str)
     ingest(engine, space, BIOGRAPHY)
     first = supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
     supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
-    deleted = browse.delete_memory(engine.store, space, "s2#0")
+    deleted = delete_memory(engine, space, "s2#0")
     assert deleted["supersessions_relinked"] == 1 and deleted["supersessions_undone"] == 0
     older = brief(engine, space, "s1#0")
     assert older is not None
@@ -113,13 +138,13 @@ def test_deleting_every_newer_memory_of_the_job_leaves_no_orphan(
     engine: Engine, space: str
 ) -> None:
     ingest(engine, space, BIOGRAPHY)
-    assert run_job(engine, space, "supersede", now=NOW)["status"] == "ok"
+    assert run_job(engine, space, "supersede", now=NOW).status == "ok"
     newer = sorted({s["newer"] for s in list_supersessions(engine, space, limit=500)})
     assert newer, "the supersede job found nothing to supersede"
     for mid in newer:
         if brief(engine, space, mid) is None:
             continue  # a fact id: it goes with its memory
-        browse.delete_memory(engine.store, space, mid)
+        delete_memory(engine, space, mid)
         assert_no_orphaned_supersession(engine, space)
 
 
@@ -132,7 +157,7 @@ def test_delete_racing_a_revert_keeps_history(engine: Engine, space: str) -> Non
         sid = str(sup["id"])
 
         def delete(newer: str = newer) -> object:
-            return browse.delete_memory(engine.store, space, newer)
+            return delete_memory(engine, space, newer)
 
         def revert(sid: str = sid) -> object:
             return revert_supersession(engine, space, sid)
@@ -149,8 +174,8 @@ def test_deleting_two_versions_at_once_keeps_history(engine: Engine, space: str)
     supersede_memory(engine, space, "s1#0", by_memory_id="s2#0", reason="Berlin")
     supersede_memory(engine, space, "s2#0", by_memory_id="s3#0", reason="Tokyo")
     results = race(
-        lambda: browse.delete_memory(engine.store, space, "s2#0"),
-        lambda: browse.delete_memory(engine.store, space, "s3#0"),
+        lambda: delete_memory(engine, space, "s2#0"),
+        lambda: delete_memory(engine, space, "s3#0"),
     )
     assert not any(isinstance(r, Exception) for r in results), results
     # both newer versions are gone, whichever went first: the oldest is current again

@@ -25,14 +25,14 @@ crash_at: Callable[[str], Callable[[str], None]] = jobs.crash_at
 
 
 def sessions_of(engine: Engine, space: str, stage_id: str) -> set[str]:
-    detail = browse.stage(engine.store, space, stage_id, 1000)
+    detail = browse.stage(engine.store, space, stage_id, 1000).model_dump(by_alias=True)
     return set(detail["sessions"])
 
 
 def assert_resolves(engine: Engine, space: str, handed: dict[str, set[str]]) -> None:
     """Every stage id handed out answers, and its sessions live in the stages it points to."""
     for stage_id, members in handed.items():
-        detail = browse.stage(engine.store, space, stage_id, 1000)
+        detail = browse.stage(engine.store, space, stage_id, 1000).model_dump(by_alias=True)
         stage = detail["stage"]
         if stage["id"] == stage_id:
             continue
@@ -58,8 +58,8 @@ def test_ids_ingest_returned_resolve_over_http_after_communities(
     handed = handed_out(ingest(engine, space, topic_sessions()))
     assert all(s.startswith("gap:") for s in handed)
     run = run_job(engine, space, "communities", now=NOW)
-    assert run["counts"]["stages_deleted"] == len(handed)
-    assert run["counts"]["stage_ids_redirected"] == len(handed)
+    assert run.counts["stages_deleted"] == len(handed)
+    assert run.counts["stage_ids_redirected"] == len(handed)
     for stage_id, members in handed.items():
         r = client.get(f"/v1/spaces/{space}/stages/{quote(stage_id, safe='')}")
         assert r.status_code == 200, r.text
@@ -83,8 +83,8 @@ def test_a_crash_half_way_loses_no_redirect(engine: Engine, space: str) -> None:
     crashed = run_job(
         engine, space, "communities", now=NOW, failure_hook=crash_at("communities:sessions:0")
     )
-    assert crashed["status"] == "failed"
-    assert run_job(engine, space, "communities", now=NOW)["status"] == "ok"
+    assert crashed.status == "failed"
+    assert run_job(engine, space, "communities", now=NOW).status == "ok"
     assert_resolves(engine, space, handed)
 
 
