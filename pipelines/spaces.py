@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipelines.errors import NotFound
-from pipelines.graph import GraphStore
+from pipelines.errors import Conflict, NotFound
+from pipelines.graph import GraphStore, Tx
 
 SPACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 SpaceId = Annotated[str, Field(pattern=SPACE_ID_PATTERN)]
@@ -63,6 +63,11 @@ def create(store: GraphStore, new: NewSpace) -> tuple[dict[str, Any], bool]:
         description=new.description,
         settings=json.dumps(new.settings, sort_keys=True),
     )[0]
+    if row["erasing"]:
+        raise Conflict(
+            f"space {new.id!r} is still being erased; DELETE it again to finish, then create it",
+            field="id",
+        )
     return _decode(row["space"]), bool(row["created"])
 
 
@@ -94,9 +99,23 @@ def list_spaces(
     return [_decode(r["space"]) for r in rows]
 
 
+def lock_for_write(tx: Tx, space: str) -> None:
+    """Hold the space's write lock until ``tx`` ends (call it first in every transaction that
+    adds to a space): writes into one space run one at a time, and none interleaves with its
+    erasure. :class:`NotFound` when the space does not exist or is being erased."""
+    rows = tx.run("spaces/lock_for_write", space=space)
+    if not rows or rows[0]["erasing"]:
+        raise NotFound(f"space {space!r} does not exist", field="space")
+
+
 def delete(store: GraphStore, space: str) -> dict[str, int]:
-    """Erase everything in the space, in batches, and report what was deleted."""
-    require(store, space)
+    """Erase everything in the space, in batches, and report what was deleted.
+
+    The space is first marked as being erased under its write lock, so every write transaction
+    into it has either committed before (and is purged here) or fails afterwards; then its nodes
+    go in batches, then the Space node. An interrupted erasure is finished by the next call."""
+    if not store.write("spaces/mark_erasing", space=space):
+        raise NotFound(f"space {space!r} does not exist", field="space")
     before = counts(store, space)
     while store.write("spaces/purge_batch", space=space, batch=PURGE_BATCH)[0]["deleted"]:
         pass

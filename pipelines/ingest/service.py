@@ -275,10 +275,17 @@ class Ingestor:
         self._check_unique_ids(items, prefix)
         return items
 
-    def _mark_existing(self, space: str, items: list[_Item], fld: str) -> None:
-        rows = self.engine.store.read(
-            "ingest/existing_memories", space=space, ids=[it.id for it in items]
-        )
+    def _mark_existing(
+        self, space: str, items: list[_Item], fld: str, tx: Tx | None = None
+    ) -> None:
+        """Mark items stored with the same content (``unchanged``); :class:`Conflict` naming
+        the item for other content. Run before the transaction (to skip models) and again in
+        it, under the space's write lock, after any concurrent post of the same ids."""
+        ids = [it.id for it in items]
+        if tx is None:
+            rows = self.engine.store.read("ingest/existing_memories", space=space, ids=ids)
+        else:
+            rows = tx.run("ingest/existing_memories", space=space, ids=ids)
         existing = {r["id"]: r["content_hash"] for r in rows}
         for it in items:
             if it.id in existing:
@@ -398,6 +405,8 @@ class Ingestor:
         span = SessionSpan(session.session_id, start, end, session.stage)
 
         def work(tx: Tx) -> dict[str, int]:
+            spaces.lock_for_write(tx, space)
+            self._mark_existing(space, items, "turns", tx)
             stage_id = self._assign_stages(tx, space, [span])[session.session_id]
             for it in items:
                 it.stage_id = stage_id
@@ -427,6 +436,8 @@ class Ingestor:
         ]
 
         def work(tx: Tx) -> dict[str, int]:
+            spaces.lock_for_write(tx, space)
+            self._mark_existing(space, items, "memories", tx)
             stage_of = self._assign_stages(tx, space, spans)
             for it in items:
                 it.stage_id = stage_of[f"memory:{it.id}"]
