@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipelines.errors import DomainError
 from pipelines.graph import GraphUnavailable
+
+log = logging.getLogger("mnemograph.app")
 
 #: A 503 says when to come back (seconds).
 RETRY_AFTER = {"Retry-After": "1"}
@@ -59,6 +63,31 @@ def install(app: FastAPI) -> None:
     async def _graph(_: Request, exc: GraphUnavailable) -> JSONResponse:
         return JSONResponse(
             error_body("graph_unavailable", str(exc)), status_code=503, headers=RETRY_AFTER
+        )
+
+    @app.exception_handler(ConstraintError)
+    async def _constraint(_: Request, exc: ConstraintError) -> JSONResponse:
+        """A uniqueness constraint caught a concurrent write the checks did not see."""
+        message = f"a concurrent request wrote the same ids: {exc.message or exc}"
+        return JSONResponse(error_body("conflict", message), status_code=409)
+
+    @app.exception_handler(Neo4jError)
+    @app.exception_handler(DriverError)
+    async def _driver(_: Request, exc: Exception) -> JSONResponse:
+        """Any other database or driver failure: the caller may retry; never a 500."""
+        log.warning("database error: %s", exc, exc_info=exc)
+        message = f"the database could not complete the request ({type(exc).__name__})"
+        return JSONResponse(
+            error_body("graph_error", message), status_code=503, headers=RETRY_AFTER
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        """The last resort: the documented JSON shape, never a stack trace."""
+        log.error("unhandled error", exc_info=exc)
+        return JSONResponse(
+            error_body("internal_error", "an unexpected error occurred; it has been logged"),
+            status_code=500,
         )
 
 

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from app import errors
+from app.admission import Admission
 from app.auth import require_key
 from app.mcp import http as mcp_http
 from app.observability import http as observability
@@ -57,6 +58,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.settings = settings
     app.state.services = None
     errors.install(app)
+    app.add_middleware(
+        Admission,
+        limits=settings.parsed_admission_limits,
+        wait_seconds=settings.admission_wait_seconds,
+    )
     app.include_router(health.router)
     app.include_router(browser.router)
     for router in V1_ROUTERS:

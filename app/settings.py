@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.admission import DEFAULT_LIMITS, parse_limits
+
 
 class ApiKey:
     """A bearer key, optionally limited to named spaces."""
@@ -81,6 +83,27 @@ class Settings(BaseSettings):
         description="Per-job intervals overriding the defaults, e.g. 'decay=30m,merge=6h,"
         "retention=off' (units s, m, h, d; off disables a job).",
     )
+
+    # Overload
+    admission_limits: str = Field(
+        "",
+        description="Concurrent requests per route class overriding the defaults "
+        "(ingest=2, read=6, jobs=2, other=8), e.g. 'read=4,ingest=1'; beyond a limit a request "
+        "waits at most admission_wait_seconds, then gets a 503 with Retry-After.",
+    )
+    admission_wait_seconds: float = Field(
+        0.5, ge=0.0, le=30.0, description="Longest wait for a free slot before a 503."
+    )
+
+    @field_validator("admission_limits")
+    @classmethod
+    def _limits_parse(cls, v: str) -> str:
+        parse_limits(v, DEFAULT_LIMITS)
+        return v
+
+    @cached_property
+    def parsed_admission_limits(self) -> dict[str, int]:
+        return parse_limits(self.admission_limits, DEFAULT_LIMITS)
 
     @field_validator("host")
     @classmethod

@@ -7,6 +7,8 @@ adds transactions, routing and a clear error when the database cannot be reached
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,7 +18,12 @@ from typing import Any, TypeVar
 import neo4j
 import neo4j.graph
 from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
-from neo4j.exceptions import ServiceUnavailable
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 import cypher
 
@@ -25,7 +32,48 @@ Row = dict[str, Any]
 
 
 class GraphUnavailable(RuntimeError):
-    """Neo4j cannot be reached; the message says where we looked."""
+    """Neo4j cannot be reached, or is too busy to answer now (a 503 with Retry-After); the
+    message says which."""
+
+
+_UNREACHABLE = (ServiceUnavailable, SessionExpired)
+_BUSY = (ConnectionAcquisitionTimeoutError, TransientError)
+
+
+class _Breaker:
+    """Fail fast while Neo4j is down: after a call found it unreachable, calls raise
+    :class:`GraphUnavailable` at once for ``backoff`` seconds; then one call at a time goes
+    through as a probe, and the first that reaches Neo4j closes the breaker."""
+
+    def __init__(self, uri: str, backoff: float) -> None:
+        self.uri = uri
+        self.backoff = backoff
+        self._open_until = 0.0  # 0: closed
+        self._probe = threading.Lock()
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        probing = False
+        if self._open_until:
+            if time.monotonic() < self._open_until or not self._probe.acquire(blocking=False):
+                raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
+            probing = True
+        try:
+            yield
+        except _UNREACHABLE as exc:
+            self._open_until = time.monotonic() + self.backoff
+            raise GraphUnavailable(f"Neo4j is not reachable at {self.uri}: {exc}") from exc
+        except _BUSY as exc:
+            self._open_until = 0.0
+            raise GraphUnavailable(f"Neo4j is busy ({type(exc).__name__}): {exc}") from exc
+        except BaseException:
+            self._open_until = 0.0  # it answered (the error is the caller's)
+            raise
+        else:
+            self._open_until = 0.0
+        finally:
+            if probing:
+                self._probe.release()
 
 
 @dataclass(frozen=True)
@@ -36,6 +84,12 @@ class GraphConfig:
     database: str = "neo4j"
     max_connection_pool_size: int = 50
     connection_timeout_s: float = 5.0
+    #: The longest wait for a pooled connection (the driver's default is a minute).
+    connection_acquisition_timeout_s: float = 5.0
+    #: How long the driver retries a transaction after transient errors or a lost server.
+    max_transaction_retry_time_s: float = 5.0
+    #: After Neo4j was found unreachable, calls fail at once this long (then one probes).
+    unavailable_backoff_s: float = 1.0
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -121,12 +175,15 @@ class GraphStore:
         """A store on its own driver, or on ``driver`` (shared: the store does not own it)."""
         self.config = config
         self._statements = statements
+        self._breaker = _Breaker(config.uri, config.unavailable_backoff_s)
         auth = (config.user, config.password or "") if config.user else None
         self.driver = driver or GraphDatabase.driver(
             config.uri,
             auth=auth,
             max_connection_pool_size=config.max_connection_pool_size,
             connection_timeout=config.connection_timeout_s,
+            connection_acquisition_timeout=config.connection_acquisition_timeout_s,
+            max_transaction_retry_time=config.max_transaction_retry_time_s,
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
@@ -142,8 +199,8 @@ class GraphStore:
     def write_autocommit(self, statement: str, /, **params: Any) -> None:
         """Run one named write statement as an auto-commit transaction: the only kind that
         may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
-        with self.driver.session(database=self.config.database) as session:
-            session.run(self._statements(statement), params).consume()
+        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
+            s.run(self._statements(statement), params).consume()
 
     def run_schema(self, text: str, /, **params: Any) -> None:
         """Run one schema statement given as text, in its own transaction (migrations only:
@@ -162,15 +219,13 @@ class GraphStore:
     def _execute(
         self, statement: str, params: Mapping[str, Any], routing: RoutingControl
     ) -> list[Row]:
-        try:
+        with self._breaker.guard():
             records, _, _ = self.driver.execute_query(
                 self._statements(statement),
                 dict(params),
                 database_=self.config.database,
                 routing_=routing,
             )
-        except ServiceUnavailable as exc:
-            raise GraphUnavailable(f"Neo4j is not reachable at {self.config.uri}: {exc}") from exc
         return [_row(r) for r in records]
 
     def read(self, statement: str, /, **params: Any) -> list[Row]:
@@ -184,12 +239,12 @@ class GraphStore:
     def write_tx(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in ONE write transaction (all or nothing; retried on transient errors,
         so ``work`` must be idempotent)."""
-        with self.driver.session(database=self.config.database) as session:
-            return session.execute_write(lambda tx: work(Tx(tx, self._statements)))
+        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
+            return s.execute_write(lambda tx: work(Tx(tx, self._statements)))
 
     def read_tx(self, work: Callable[[Tx], T]) -> T:
-        with self.driver.session(database=self.config.database) as session:
-            return session.execute_read(lambda tx: work(Tx(tx, self._statements)))
+        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
+            return s.execute_read(lambda tx: work(Tx(tx, self._statements)))
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
