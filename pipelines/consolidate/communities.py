@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from pipelines.consolidate import stage_redirects
+from pipelines.consolidate import graph_budget, stage_redirects
 from pipelines.consolidate.config import CommunityConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.ingest.stages import (
@@ -233,6 +233,13 @@ def _leiden(ctx: JobContext, active: int) -> dict[str, int]:
     graph = f"{GRAPH_PREFIX}{ctx.space}/{uuid.uuid4().hex[:12]}"
     max_degree = (
         max(1, int(cfg.max_entity_share * active)) if active >= cfg.hub_min_memories else 2**31 - 1
+    )
+    graph_budget.require_room(
+        ctx.store,
+        "the community graph",
+        "consolidate/community_graph_size",
+        ctx.space,
+        ctx.config.upkeep.projection_heap_share,
     )
     try:
         projected = ctx.store.write(

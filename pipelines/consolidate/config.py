@@ -204,6 +204,9 @@ class UpkeepConfig(BaseModel):
     fingerprint read alone (no existence check, no clean-up of stale projections). A
     projection dropped meanwhile (a restart) is caught by the caller's walk failing; it calls
     ``forget_entity_projection`` and asks again. 0: check on every call."""
+    projection_heap_share: float = Field(default=0.5, gt=0.0, le=1.0)
+    """In-memory graphs may hold at most this share of Neo4j's maximum heap: a projection
+    whose estimate would pass it is refused (503) instead of risking the database's heap."""
 
 
 class TokenVectorConfig(BaseModel):

@@ -28,6 +28,7 @@ from collections import defaultdict
 
 from neo4j.exceptions import ClientError
 
+from pipelines.consolidate import graph_budget
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, UpkeepConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.engine import Engine
@@ -99,6 +100,13 @@ def ensure_entity_projection(
         return name
     with _lock(space):
         if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
+            graph_budget.require_room(
+                engine.store,
+                "the entity graph",
+                "consolidate/entity_graph_size",
+                space,
+                config.projection_heap_share,
+            )
             try:
                 engine.store.write("consolidate/entity_graph_project", space=space, graph=name)
             except ClientError as exc:
