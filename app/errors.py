@@ -81,6 +81,12 @@ def install(app: FastAPI) -> None:
             error_body("graph_error", message), status_code=503, headers=RETRY_AFTER
         )
 
+    @app.exception_handler(UnicodeEncodeError)
+    async def _surrogate(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
+        """Text that cannot be encoded (a lone UTF-16 surrogate) wherever it was sent."""
+        message = "the request contains text with a lone UTF-16 surrogate"
+        return JSONResponse(error_body("invalid_input", message), status_code=422)
+
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         """The last resort: the documented JSON shape, never a stack trace."""

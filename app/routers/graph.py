@@ -6,6 +6,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 
+from app.schemas.common import Skip
 from app.schemas.memories import EntityDetail, EntityList, FactList, StageDetail, StageList
 from app.services import ServicesDep
 from pipelines import browse
@@ -22,7 +23,7 @@ def list_entities(
     space: str,
     services: ServicesDep,
     q: str | None = Query(None, max_length=200, description="name fragment (case-insensitive)"),
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(50, ge=1, le=500),
 ) -> EntityList:
     return EntityList(entities=browse.entities(services.engine.store, space, q, skip, limit))
@@ -41,7 +42,7 @@ def get_entity(
 def list_stages(
     space: str,
     services: ServicesDep,
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(100, ge=1, le=1000),
 ) -> StageList:
     """Stages in time order, with memory counts and their schema summary when one exists."""
@@ -62,7 +63,7 @@ def list_facts(
     category: FactCategory | None = None,
     speaker: str | None = Query(None, max_length=200),
     include_superseded: bool = False,
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(100, ge=1, le=1000),
 ) -> FactList:
     facts = browse.facts(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Body, Query
 
+from app.schemas.common import Skip
 from app.schemas.jobs import (
     JobName,
     JobRequest,
@@ -41,7 +42,7 @@ def list_runs(
     space: str,
     services: ServicesDep,
     job: JobName | None = None,
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(50, ge=1, le=500),
 ) -> JobRunList:
     """Recorded runs of the space, newest first."""
@@ -58,7 +59,7 @@ def list_merges(
     space: str,
     services: ServicesDep,
     status: str | None = Query(None, pattern="^(applied|undone)$"),
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(50, ge=1, le=500),
 ) -> MergeList:
     return MergeList(merges=merge.list_merges(services.engine, space, status, skip, limit))
@@ -95,7 +96,7 @@ def list_supersessions(
     space: str,
     services: ServicesDep,
     by: str | None = Query(None, description="e.g. 'api' or 'job:supersede'"),
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(50, ge=1, le=500),
 ) -> SupersessionList:
     found = supersede.list_supersessions(services.engine, space, by, skip, limit)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query, Request
 
 from app.auth import allowed_spaces
+from app.schemas.common import Skip
 from app.schemas.spaces import (
     NewSpace,
     Space,
@@ -36,7 +37,7 @@ def create_space(body: NewSpace, request: Request, services: ServicesDep) -> Spa
 def list_spaces(
     request: Request,
     services: ServicesDep,
-    skip: int = Query(0, ge=0),
+    skip: Skip = 0,
     limit: int = Query(100, ge=1, le=1000),
 ) -> SpaceList:
     found = spaces.list_spaces(services.engine.store, allowed_spaces(request), skip, limit)

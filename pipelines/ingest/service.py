@@ -37,7 +37,7 @@ from pipelines.ingest.stages import (
     default_stage_detector,
     stage_spans,
 )
-from pipelines.ingest.text import content_hash, embedding_input
+from pipelines.ingest.text import content_hash, embedding_input, is_utf8
 from pipelines.models.late_interaction import TOKEN_FORMAT, pack
 from pipelines.overrides import merge_overrides
 
@@ -229,6 +229,8 @@ class Ingestor:
     def _check_text(self, text: str, fld: str) -> str:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("content must not be empty or whitespace", field=fld)
+        if not is_utf8(text):
+            raise InvalidInput("content contains a lone UTF-16 surrogate", field=fld)
         if len(text) > self.config.max_content_chars:
             raise InvalidInput(
                 f"content has {len(text)} characters; the limit is "
@@ -278,9 +280,8 @@ class Ingestor:
     def _mark_existing(
         self, space: str, items: list[_Item], fld: str, tx: Tx | None = None
     ) -> None:
-        """Mark items stored with the same content (``unchanged``); :class:`Conflict` naming
-        the item for other content. Run before the transaction (to skip models) and again in
-        it, under the space's write lock, after any concurrent post of the same ids."""
+        """Mark items stored with the same content ``unchanged`` (:class:`Conflict` for other
+        content); again inside the transaction, under the space's write lock."""
         ids = [it.id for it in items]
         if tx is None:
             rows = self.engine.store.read("ingest/existing_memories", space=space, ids=ids)

@@ -31,6 +31,15 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": 
 _TOKEN = re.compile(r"\w+(?:[.'_/-]\w+)*")
 
 
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` can be stored as UTF-8 (a lone UTF-16 surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def content_hash(text: str) -> str:
     """Return the hex SHA-256 of ``text`` after a minimal, documented canonicalisation.
 
