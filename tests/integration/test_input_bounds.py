@@ -37,4 +37,3 @@ def test_a_lone_surrogate_in_content_is_a_422(client: TestClient, space: str) ->
     )
     assert r.status_code == 422, r.text
     assert r.json()["error"]["field"].startswith("memories.0.content"), r.text
-
