@@ -42,14 +42,19 @@ _BUSY = (ConnectionAcquisitionTimeoutError, TransientError)
 
 class _Breaker:
     """Fail fast while Neo4j is down: after a call found it unreachable, calls raise
-    :class:`GraphUnavailable` at once for ``backoff`` seconds; then one call at a time goes
-    through as a probe, and the first that reaches Neo4j closes the breaker."""
+    :class:`GraphUnavailable` at once; every ``backoff`` seconds one of them first probes
+    Neo4j (one connection attempt, no retries) and goes through when it answers."""
 
-    def __init__(self, uri: str, backoff: float) -> None:
+    def __init__(self, uri: str, backoff: float, probe: Callable[[], None]) -> None:
         self.uri = uri
         self.backoff = backoff
+        self._probe_once = probe
         self._open_until = 0.0  # 0: closed
         self._probe = threading.Lock()
+
+    def _reopen(self, exc: BaseException) -> GraphUnavailable:
+        self._open_until = time.monotonic() + self.backoff
+        return GraphUnavailable(f"Neo4j is not reachable at {self.uri}: {exc}")
 
     @contextmanager
     def guard(self) -> Iterator[None]:
@@ -58,11 +63,15 @@ class _Breaker:
             if time.monotonic() < self._open_until or not self._probe.acquire(blocking=False):
                 raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
             probing = True
+            try:
+                self._probe_once()
+            except (*_UNREACHABLE, OSError) as exc:
+                self._probe.release()
+                raise self._reopen(exc) from exc
         try:
             yield
         except _UNREACHABLE as exc:
-            self._open_until = time.monotonic() + self.backoff
-            raise GraphUnavailable(f"Neo4j is not reachable at {self.uri}: {exc}") from exc
+            raise self._reopen(exc) from exc
         except _BUSY as exc:
             self._open_until = 0.0
             raise GraphUnavailable(f"Neo4j is busy ({type(exc).__name__}): {exc}") from exc
@@ -175,7 +184,6 @@ class GraphStore:
         """A store on its own driver, or on ``driver`` (shared: the store does not own it)."""
         self.config = config
         self._statements = statements
-        self._breaker = _Breaker(config.uri, config.unavailable_backoff_s)
         auth = (config.user, config.password or "") if config.user else None
         self.driver = driver or GraphDatabase.driver(
             config.uri,
@@ -186,6 +194,9 @@ class GraphStore:
             max_transaction_retry_time=config.max_transaction_retry_time_s,
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
+        )
+        self._breaker = _Breaker(
+            config.uri, config.unavailable_backoff_s, self.driver.verify_connectivity
         )
 
     def close(self) -> None:
