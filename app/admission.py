@@ -30,7 +30,7 @@ _POLL_SECONDS = 0.01
 
 # (method, path pattern under /v1/spaces/{space}) -> class; anything else under /v1 is "other"
 _RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("POST", re.compile(r"^/v1/spaces/[^/]+/(sessions|memories)$"), "ingest"),
+    ("POST", re.compile(r"^/v1/spaces/[^/]+/(sessions|memories|import)$"), "ingest"),
     ("POST", re.compile(r"^/v1/spaces/[^/]+/memories/.+/supersede$"), "ingest"),
     ("POST", re.compile(r"^/v1/spaces/[^/]+/(recall|context)$"), "read"),
     ("POST", re.compile(r"^/v1/spaces/[^/]+/jobs/[^/]+$"), "jobs"),

@@ -16,6 +16,8 @@ from app.settings import Settings
 def test_route_classes() -> None:
     assert route_class("POST", "/v1/spaces/a/sessions") == "ingest"
     assert route_class("POST", "/v1/spaces/a/memories") == "ingest"
+    assert route_class("POST", "/v1/spaces/a/import") == "ingest"
+    assert route_class("GET", "/v1/spaces/a/export") == "other"
     assert route_class("POST", "/v1/spaces/a/memories/m%231/supersede") == "ingest"
     assert route_class("POST", "/v1/spaces/a/recall") == "read"
     assert route_class("POST", "/v1/spaces/a/context") == "read"
