@@ -14,7 +14,7 @@ from app.services import Services
 from mnemograph.client import AsyncClient
 from pipelines import browse, spaces
 from pipelines.assemble.request import ContextRequest
-from pipelines.consolidate import supersede
+from pipelines.consolidate import history, supersede
 from pipelines.recall.request import RecallRequest
 
 Json = dict[str, Any]
@@ -78,7 +78,9 @@ class ServicesBackend:
 
     async def forget(self, space: str, memory_id: str) -> Json:
         deleted = await anyio.to_thread.run_sync(
-            lambda: browse.delete_memory(self.s.engine.store, space, memory_id)
+            lambda: browse.delete_memory(
+                self.s.engine.store, space, memory_id, history.keep_history
+            )
         )
         return {"id": memory_id, "deleted": deleted.model_dump()}
 
