@@ -99,12 +99,13 @@ def list_spaces(
     return [_decode(r["space"]) for r in rows]
 
 
-def lock_for_write(tx: Tx, space: str) -> None:
+def lock_for_write(tx: Tx, space: str, *, creating: bool = False) -> None:
     """Hold the space's write lock until ``tx`` ends (call it first in every transaction that
     adds to a space): writes into one space run one at a time, and none interleaves with its
-    erasure. :class:`NotFound` when the space does not exist or is being erased."""
+    erasure. :class:`NotFound` when the space is being erased, or does not exist unless the
+    caller creates it in ``tx`` (``creating``)."""
     rows = tx.run("spaces/lock_for_write", space=space)
-    if not rows or rows[0]["erasing"]:
+    if (rows and rows[0]["erasing"]) or (not rows and not creating):
         raise NotFound(f"space {space!r} does not exist", field="space")
 
 

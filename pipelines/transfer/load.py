@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipelines import spaces
 from pipelines.errors import InvalidInput
 from pipelines.graph import GraphStore, Tx
 from pipelines.ingest.config import IngestConfig
@@ -129,6 +130,8 @@ def embed_missing(
 def _write(tx: Tx, space: str, work: _Plan) -> dict[str, dict[str, int]]:
     nodes: Counter[str] = Counter()
     rels: Counter[str] = Counter()
+    # a space being erased stays erased: its Space node's properties are not replaced
+    spaces.lock_for_write(tx, space, creating=work.space_props is not None)
     if work.space_props is not None:
         tx.run("transfer/import_space", space=space, props=work.space_props)
     for label in spec.NODES:

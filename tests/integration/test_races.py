@@ -163,3 +163,18 @@ def test_erasure_over_http_during_an_ingest_leaves_nothing(client: TestClient) -
         assert not any(counts.values()), counts
     finally:
         client.delete(f"/v1/spaces/{space}")
+
+
+def test_an_import_into_a_space_being_erased_is_refused(engine: Engine) -> None:
+    from pipelines.transfer import export, load
+
+    space = f"erase-{uuid.uuid4().hex[:8]}"
+    spaces.create(engine.store, NewSpace(id=space))
+    Ingestor(engine).ingest_session(space, session("before", 4))
+    records = list(export.records(engine.store, space))
+    engine.store.write("spaces/mark_erasing", space=space)  # a DELETE in progress
+    with pytest.raises(NotFound):
+        load.import_records(engine.store, engine.embedder, Ingestor(engine).config, space, records)
+    assert engine.store.read("spaces/get", space=space) == []  # still being erased
+    spaces.delete(engine.store, space)
+    assert not any(spaces.counts(engine.store, space).values())
