@@ -426,26 +426,22 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("figures", help="print compact markdown tables for BENCHMARKS.md")
     p.add_argument("--json", nargs="+", required=True)
     p.set_defaults(func=cmd_figures)
-    p = sub.add_parser("perf", help="ingest throughput and latency against corpus size")
-    perf.add_arguments(p)
-    p.set_defaults(func=perf.main)
-    p = sub.add_parser(
-        "knowledge-update", help="synthetic update sequences, with and without supersession"
-    )
-    knowledge_update.add_arguments(p)
-    p.set_defaults(func=knowledge_update.main)
-    p = sub.add_parser("consolidation", help="a timed full consolidation pass, per job")
-    consolidation.add_arguments(p)
-    p.set_defaults(func=consolidation.main)
-    p = sub.add_parser("chaos", help="kill -9 of Neo4j and of the API mid-ingest and mid-job")
-    chaos.add_arguments(p)
-    p.set_defaults(func=chaos.main)
-    p = sub.add_parser("load", help="open-loop mixed load: capacity, then twice the capacity")
-    load.add_arguments(p)
-    p.set_defaults(func=load.main)
-    p = sub.add_parser("fuzz", help="schemathesis over the OpenAPI spec (bounded, seeded)")
-    fuzz.add_arguments(p)
-    p.set_defaults(func=fuzz.main)
+    # benchmarks that own their options: (command, help, module with add_arguments and main)
+    for command, help_text, module in (
+        ("perf", "ingest throughput and latency against corpus size", perf),
+        (
+            "knowledge-update",
+            "synthetic update sequences, with and without supersession",
+            knowledge_update,
+        ),
+        ("consolidation", "a timed full consolidation pass, per job", consolidation),
+        ("chaos", "kill -9 of Neo4j and of the API mid-ingest and mid-job", chaos),
+        ("load", "open-loop mixed load: capacity, then twice the capacity", load),
+        ("fuzz", "schemathesis over the OpenAPI spec (bounded, seeded)", fuzz),
+    ):
+        p = sub.add_parser(command, help=help_text)
+        module.add_arguments(p)
+        p.set_defaults(func=module.main)
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 
