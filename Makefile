@@ -14,7 +14,7 @@ TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv neo4j neo4j-stop neo4j-status serve browser-check test test-unit lint typecheck format bench-locomo bench-perf bench-consolidation bench-chaos bench-load fuzz clean
+.PHONY: venv neo4j neo4j-stop neo4j-status serve browser-check test test-unit lint typecheck format bench-locomo bench-beam bench-perf bench-consolidation bench-chaos bench-load fuzz clean
 
 venv: $(STAMP)
 
@@ -72,6 +72,13 @@ LOCOMO_ARGS ?= --workers 2
 
 bench-locomo: venv
 	$(BIN)/python -m benchmarks locomo $(LOCOMO_ARGS)
+
+# BEAM-100K (../shared/datasets/beam/100K): per conversation, every recall preset and the context
+# benchmark; every message ingested untruncated.
+BEAM_ARGS ?= --workers 2 --settings per-conversation
+
+bench-beam: venv
+	$(BIN)/python -m benchmarks run --dataset beam $(BEAM_ARGS)
 
 bench-perf: venv
 	$(BIN)/python -m benchmarks perf

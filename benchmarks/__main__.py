@@ -3,9 +3,11 @@
     python -m benchmarks locomo [options]                      # LoCoMo (make bench-locomo)
     python -m benchmarks run --dataset generic --path FILE     # any generic-format dataset
     python -m benchmarks run --dataset locomo [--path FILE]    # the same as `locomo`
+    python -m benchmarks run --dataset beam [--path DIR]       # BEAM-100K (make bench-beam)
     python -m benchmarks perf [--sizes 1000 10000 100000]      # speed (make bench-perf)
     python -m benchmarks validate --path FILE                  # check a generic-format file
     python -m benchmarks convert-locomo --out FILE             # LoCoMo → generic JSON
+    python -m benchmarks convert-beam --out FILE               # BEAM → generic JSON
     python -m benchmarks report --json benchmarks/results/X.json   # re-render .md and plots
     python -m benchmarks figures --json benchmarks/results/X.json  # tables for BENCHMARKS.md
     python -m benchmarks chaos [--neo4j-trials 20 --api-trials 10]  # kill -9 trials (reliability)
@@ -311,9 +313,30 @@ def cmd_locomo(args: argparse.Namespace) -> int:
     return run_recall(args, dataset, {"path": str(path), "format": "locomo (converted)"})
 
 
+def cmd_beam(args: argparse.Namespace) -> int:
+    from benchmarks import beam
+
+    try:
+        dataset, report = beam.load(args.path)
+    except beam.BeamUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"BEAM: {report.conversations} conversations, {report.sessions} sessions, "
+        f"{report.turns} turns (longest {report.longest_turn_chars:,} characters), "
+        f"{report.questions} questions; {report.questions_without_evidence} without evidence, "
+        f"{len(report.evidence_unresolved)} evidence ids unresolved",
+        flush=True,
+    )
+    path = beam.resolve_path(args.path)
+    return run_recall(args, dataset, {"path": str(path), "format": "beam (converted)"})
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.dataset == "locomo":
         return cmd_locomo(args)
+    if args.dataset == "beam":
+        return cmd_beam(args)
     from benchmarks.format import FormatError, load_dataset
 
     if not args.path:
@@ -365,6 +388,30 @@ def cmd_convert_locomo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert_beam(args: argparse.Namespace) -> int:
+    from benchmarks import beam
+    from benchmarks.format import dataset_to_json
+
+    out = Path(args.out).resolve()
+    if REPO_ROOT in out.parents and not args.allow_inside_repo:
+        print(
+            "error: BEAM states no licence and is for evaluation only: it must not be copied "
+            "into the repository; write the converted file elsewhere (or pass "
+            "--allow-inside-repo for a git-ignored path)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        dataset, report = beam.load(args.path)
+    except beam.BeamUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out.write_text(json.dumps(dataset_to_json(dataset), indent=1) + "\n")
+    summary = {k: v for k, v in report.as_dict().items() if k != "evidence_unresolved"}
+    print(f"wrote {out}: {json.dumps(summary)}")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from benchmarks import reports
 
@@ -408,8 +455,12 @@ def main(argv: list[str] | None = None) -> int:
     _common(p)
     p.set_defaults(func=cmd_locomo)
     p = sub.add_parser("run", help="run a dataset (generic format or locomo)")
-    p.add_argument("--dataset", choices=["generic", "locomo"], default="generic")
-    p.add_argument("--path", default=None)
+    p.add_argument("--dataset", choices=["generic", "locomo", "beam"], default="generic")
+    p.add_argument(
+        "--path",
+        default=None,
+        help="generic: the JSON file; locomo: locomo10.json; beam: the split folder",
+    )
     _common(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("validate", help="validate a generic-format dataset file")
@@ -420,6 +471,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--allow-inside-repo", action="store_true")
     p.set_defaults(func=cmd_convert_locomo)
+    p = sub.add_parser("convert-beam", help="write BEAM (a split folder) in the generic format")
+    p.add_argument("--path", default=None, help="the split folder (default: shared BEAM-100K)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--allow-inside-repo", action="store_true")
+    p.set_defaults(func=cmd_convert_beam)
     p = sub.add_parser("report", help="re-render markdown and plots from a result JSON")
     p.add_argument("--json", required=True)
     p.set_defaults(func=cmd_report)
