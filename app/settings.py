@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     allow_unauthenticated_remote: bool = Field(
         False, description="Allow binding a non-loopback address without API keys."
     )
+    max_request_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Largest request body the write routes (sessions, memories) accept; "
+        "larger bodies get 413 before they are read whole.",
+    )
 
     # Neo4j
     neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt URI of Neo4j.")

@@ -1,10 +1,9 @@
 """Speed benchmark (``make bench-perf`` = ``python -m benchmarks perf``).
 
-(a) **Ingest throughput** on LoCoMo: per conversation, the turns/s of
-    ``Ingestor.ingest_sessions`` (fresh space, gate off, all sessions of the conversation in one
-    call) against the bare embedding throughput (``engine.embedder.encode`` of the same texts, in
-    the same batch size) and the spaCy entity-extraction throughput, plus the entities,
-    co-occurrence edges and facts each conversation produced.
+(a) **Ingest throughput** on LoCoMo and BEAM-100K (:mod:`benchmarks.perf_ingest`): per
+    conversation, ``Ingestor.ingest_sessions`` (fresh space, gate off) against the bare
+    embedder on exactly the texts ingest embeds, side by side, with the load average, and what
+    ingest stored per 100 memories (entities, mentions, co-occurrence edges, chunks).
 (b) **Latency against corpus size**: one space filled with the synthetic corpus
     (:mod:`benchmarks.synth`) to each size (1K, 10K, 100K memories by default, incrementally),
     then for a fixed set of queries: ``/recall`` p50/p95 through the HTTP API (FastAPI app
@@ -55,9 +54,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="measure latency on this existing space at its current size (no filling; e.g. the "
         "space a previous run kept with --keep-spaces)",
     )
+    p.add_argument(
+        "--ingest-datasets",
+        nargs="*",
+        default=["locomo", "beam"],
+        choices=["locomo", "beam"],
+        help="datasets of the ingest benchmark (a); none: skip it",
+    )
     p.add_argument("--skip-locomo", action="store_true", help="skip the ingest benchmark (a)")
     p.add_argument("--skip-latency", action="store_true", help="skip the latency benchmark (b)")
     p.add_argument("--locomo-path", default=None)
+    p.add_argument("--beam-path", default=None, help="BEAM split folder (default: shared 100K)")
     p.add_argument("--name", default="perf")
     p.add_argument("--out-dir", type=Path, default=None)
     p.add_argument("--neo4j-uri", default=None)
@@ -70,87 +77,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def ingest_throughput(engine: Any, system: Any, dataset: Any, progress: bool) -> dict[str, Any]:
-    from benchmarks.sut import corpus_sessions
+    """Ingest against the bare embedder on one dataset (:mod:`benchmarks.perf_ingest`)."""
+    from benchmarks.perf_ingest import dataset_ingest
 
-    extractor = system.ingestor.extractor
     engine.embedder.encode(["warm-up sentence"] * 8)
-    extractor.extract_batch(["Warm-up with Alice in Paris."])
-    rows = []
-    convs = dataset.conversations
-    if progress:
-        from tqdm import tqdm
+    system.ingestor.extractor.extract_batch(["Warm-up with Alice in Paris."])
+    return dataset_ingest(engine, system, dataset.name, dataset, progress)
 
-        convs = tqdm(convs, desc="ingest throughput (LoCoMo)", unit="conv")
-    tag = uuid.uuid4().hex[:8]
-    from pipelines.ingest.text import embedding_input
 
-    with_speaker = system.ingestor.config.embed_speaker
-    for i, c in enumerate(convs):
-        sessions = corpus_sessions(c.sessions)
-        texts = [t.content for s in sessions for t in s.turns]
-        # What ingest actually embeds ("speaker: text" with embed_speaker): the physical bound.
-        inputs = [
-            embedding_input(t.content, t.speaker, with_speaker=with_speaker)
-            for s in sessions
-            for t in s.turns
-        ]
-        t0 = time.perf_counter()
-        engine.embedder.encode(texts)
-        embed_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        engine.embedder.encode(inputs)
-        embed_inputs_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        extractor.extract_batch(texts)
-        spacy_s = time.perf_counter() - t0
-        space = f"perf-{tag}-ingest-{i}"
-        try:
-            stats = system.prepare(space, sessions)
-            pool = system.pool_size(space)
-        finally:
-            system.drop(space)
-        rows.append(
-            {
-                "conversation": c.id,
-                "turns": len(texts),
-                "sessions": len(sessions),
-                "embed_s": round(embed_s, 3),
-                "embed_texts_per_s": round(len(texts) / embed_s, 1),
-                "spacy_s": round(spacy_s, 3),
-                "spacy_texts_per_s": round(len(texts) / spacy_s, 1),
-                "ingest_s": round(stats.seconds, 3),
-                "ingest_turns_per_s": round(stats.turns / stats.seconds, 1),
-                "ratio_ingest_to_embedding": round(embed_s / stats.seconds, 3),
-                "embed_inputs_s": round(embed_inputs_s, 3),
-                "ratio_ingest_to_embedding_inputs": round(embed_inputs_s / stats.seconds, 3),
-                "memories": pool.get("memories"),
-                "entities": pool.get("entities"),
-                "cooccurrence_edges": pool.get("cooccurrences"),
-                "mentions": pool.get("mentions"),
-                "facts": pool.get("facts"),
-                "stages": pool.get("stages"),
-            }
-        )
-    turns = sum(r["turns"] for r in rows)
-    ingest_s = sum(r["ingest_s"] for r in rows)
-    embed_s = sum(r["embed_s"] for r in rows)
-    spacy_s = sum(r["spacy_s"] for r in rows)
-    embed_inputs_s = sum(r["embed_inputs_s"] for r in rows)
-    return {
-        "conversations": rows,
-        "total": {
-            "turns": turns,
-            "ingest_s": round(ingest_s, 2),
-            "ingest_turns_per_s": round(turns / ingest_s, 1),
-            "embed_s": round(embed_s, 2),
-            "embed_texts_per_s": round(turns / embed_s, 1),
-            "spacy_texts_per_s": round(turns / spacy_s, 1),
-            "ratio_ingest_to_embedding": round(embed_s / ingest_s, 3),
-            "embed_inputs_texts_per_s": round(turns / embed_inputs_s, 1),
-            "ratio_ingest_to_embedding_inputs": round(embed_inputs_s / ingest_s, 3),
-            "embedding_batch_size": getattr(engine.embedder, "batch_size", None),
-        },
+def _ingest_datasets(args: argparse.Namespace) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+    """The datasets of the ingest benchmark, and why any could not be loaded."""
+    from benchmarks import beam, locomo
+
+    loaders = {
+        "locomo": lambda: locomo.load(args.locomo_path)[0],
+        "beam": lambda: beam.load(args.beam_path)[0],
     }
+    out, missing = [], {}
+    for name in args.ingest_datasets:
+        try:
+            out.append((name, loaders[name]()))
+        except FileNotFoundError as exc:
+            missing[name] = f"unavailable: {exc}"
+            print(f"note: {name} {missing[name]}", file=sys.stderr)
+    return out, missing
 
 
 # ----------------------------------------------------------------------------- (b) latency
@@ -394,55 +344,13 @@ def perf_markdown(result: dict[str, Any], images: list[Path], heading: bool = Tr
 
     lines = [f"# Benchmark `{result['name']}` (speed)", ""] if heading else []
     lines += [*_run_header(result), ""]
-    ing = result.get("ingest_locomo")
-    if isinstance(ing, dict) and "total" in ing:
-        t = ing["total"]
-        lines += [
-            "## Ingest throughput (LoCoMo, Ingestor.ingest_sessions, gate off)",
-            "",
-            f"Total: {t['turns']} turns, ingest **{t['ingest_turns_per_s']} turns/s** vs bare "
-            f"embedding {t['embed_texts_per_s']} texts/s (batch size "
-            f"{t['embedding_batch_size']}) → ingest runs at **{t['ratio_ingest_to_embedding']}×** "
-            f"the embedding-only rate; spaCy entity extraction alone "
-            f"{t['spacy_texts_per_s']} texts/s.",
-            "",
-        ]
-        if "ratio_ingest_to_embedding_inputs" in t:
-            lines += [
-                "The bare rate above embeds each turn's content. Ingest embeds "
-                '`"speaker: content"` (`IngestConfig.embed_speaker`), which is longer: '
-                f"bare embedding of those exact inputs runs at {t['embed_inputs_texts_per_s']} "
-                f"texts/s, and ingest at **{t['ratio_ingest_to_embedding_inputs']}×** that.",
-                "",
-            ]
-        lines += _table(
-            [
-                "conversation",
-                "turns",
-                "ingest turns/s",
-                "embed texts/s",
-                "ratio",
-                "entities",
-                "co-occ. edges",
-                "facts",
-            ],
-            [
-                [
-                    r["conversation"],
-                    str(r["turns"]),
-                    _f(r["ingest_turns_per_s"], 1),
-                    _f(r["embed_texts_per_s"], 1),
-                    _f(r["ratio_ingest_to_embedding"], 2),
-                    str(r["entities"]),
-                    str(r["cooccurrence_edges"]),
-                    str(r["facts"]),
-                ]
-                for r in ing["conversations"]
-            ],
-        )
-        lines.append("")
-    elif ing:
-        lines += ["## Ingest throughput", "", f"Not run: {ing}", ""]
+    for name, ing in (result.get("ingest") or {}).items():
+        if isinstance(ing, dict) and "total" in ing:
+            from benchmarks.perf_ingest import ingest_markdown
+
+            lines += ingest_markdown(name, ing)
+        else:
+            lines += [f"## Ingest throughput ({name})", "", f"Not run: {ing}", ""]
     rows = result.get("latency") or []
     info = result.get("latency_info") or {}
     if rows:
@@ -545,19 +453,15 @@ def write_perf_report(result: dict[str, Any], out_dir: Path) -> dict[str, Path]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from benchmarks import locomo, reports
+    from benchmarks import reports
     from benchmarks.instance import neo4j_for_bench, preexisting_memories, start_engine
     from benchmarks.mnemograph import MnemographSystem
 
     progress = not args.no_progress
-    dataset = None
-    ingest: Any = None
+    datasets: list[tuple[str, Any]] = []
+    ingest: dict[str, Any] = {}
     if not args.skip_locomo:
-        try:
-            dataset, _ = locomo.load(args.locomo_path)
-        except locomo.LocomoUnavailable as exc:
-            ingest = f"LoCoMo unavailable: {exc}"
-            print(f"note: {ingest}", file=sys.stderr)
+        datasets, ingest = _ingest_datasets(args)
     started = machine.now_iso()
     load_start = machine.load_average()
     code = machine.code_version()  # the code this process loaded, before the run
@@ -570,15 +474,15 @@ def main(args: argparse.Namespace) -> int:
         preexisting_memories(engine, neo)
         try:
             system = MnemographSystem(engine, batch_turns=args.batch_turns, progress=progress)
-            if dataset is not None:
+            for name, dataset in datasets:
                 t1 = time.perf_counter()
-                ingest = ingest_throughput(engine, system, dataset, progress)
-                durations["ingest_locomo"] = round(time.perf_counter() - t1, 1)
-                tot = ingest["total"]
+                ingest[name] = ingest_throughput(engine, system, dataset, progress)
+                durations[f"ingest_{name}"] = round(time.perf_counter() - t1, 1)
+                tot = ingest[name]["total"]
                 print(
-                    f"LoCoMo ingest {tot['ingest_turns_per_s']} turns/s, embedding "
-                    f"{tot['embed_texts_per_s']} texts/s "
-                    f"(ratio {tot['ratio_ingest_to_embedding']})",
+                    f"{name}: ingest {tot['ingest_s']} s, bare embedder {tot['embed_s']} s on the "
+                    f"same texts (ratio {tot['ratio']}); per 100 memories "
+                    f"{tot['per_100_memories']}",
                     flush=True,
                 )
             if not args.skip_latency:
@@ -612,7 +516,7 @@ def main(args: argparse.Namespace) -> int:
         "started_at": started,
         "ended_at": machine.now_iso(),
         "durations_s": durations,
-        "ingest_locomo": ingest if ingest is not None else "skipped (--skip-locomo)",
+        "ingest": ingest if not args.skip_locomo else {"all": "skipped (--skip-locomo)"},
         "latency": rows,
         "latency_info": info,
     }

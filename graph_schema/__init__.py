@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-VECTOR_INDEXES = ("memory_embedding", "schema_embedding")
+VECTOR_INDEXES = (
+    "memory_embedding",
+    "schema_embedding",
+    "chunk_embedding",
+    "entity_embedding",
+    "stage_embedding",
+)
 #: Migrations that need a data step from the caller (see :func:`apply`).
 DATA_STEP_MIGRATIONS = frozenset({"0004_memory_text_space", "0005_session_text"})
 

@@ -14,7 +14,14 @@ from pipelines import browse
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["graph"])
 
 FactCategory = Literal[
-    "decision", "preference", "constraint", "fact", "question", "action_item", "provisional"
+    "decision",
+    "preference",
+    "instruction",
+    "constraint",
+    "fact",
+    "question",
+    "action_item",
+    "provisional",
 ]
 
 
@@ -66,6 +73,10 @@ def list_facts(
     skip: Skip = 0,
     limit: int = Query(100, ge=1, le=1000),
 ) -> FactList:
+    """Facts of the space, oldest first. ``instruction`` and ``preference`` are the user's
+    standing instructions and preferences (from user turns, the turn as ``source_id``); a
+    changed one is ``superseded`` by its replacement (``include_superseded=true`` shows the
+    history, ``/supersessions`` the edges, which can be reverted)."""
     facts = browse.facts(
         services.engine.store, space, category, speaker, include_superseded, skip, limit
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Path
 
+from app.limits import BODY_LIMIT_RESPONSES, LimitedBodyRoute
 from app.schemas.memories import (
     IngestResponse,
     MemoriesCreate,
@@ -15,20 +16,36 @@ from app.services import ServicesDep
 from pipelines import browse
 from pipelines.consolidate import history
 
-router = APIRouter(prefix="/v1/spaces/{space}", tags=["memories"])
+router = APIRouter(prefix="/v1/spaces/{space}", tags=["memories"], route_class=LimitedBodyRoute)
+
+_WRITE_RESPONSES: dict[int | str, dict[str, object]] = {
+    **BODY_LIMIT_RESPONSES,
+    422: {
+        "description": "Invalid input, naming the field: among others content longer than "
+        "4,000,000 characters per memory, or more than 8,000,000 characters in one request.",
+    },
+}
 
 
-@router.post("/sessions", response_model=IngestResponse, status_code=201)
+@router.post(
+    "/sessions", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
+)
 def ingest_session(space: str, body: SessionCreate, services: ServicesDep) -> IngestResponse:
     """Store one conversation session with its turns, in one transaction. Re-sending the same
-    ids is idempotent (`unchanged`); every turn gets a decision with its reason."""
+    ids is idempotent (`unchanged`); every turn gets a decision with its reason. A turn may be
+    up to 4,000,000 characters: it is stored verbatim, and indexed as chunks when it is longer
+    than the embedding model's window."""
     result = services.ingestor.ingest_session(space, body.to_session(), body.options())
     return IngestResponse.model_validate(result)
 
 
-@router.post("/memories", response_model=IngestResponse, status_code=201)
+@router.post(
+    "/memories", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
+)
 def add_memories(space: str, body: MemoriesCreate, services: ServicesDep) -> IngestResponse:
-    """Store one or many free memories (notes, facts, documents) in one transaction."""
+    """Store one or many free memories (notes, facts, documents, whole files) in one
+    transaction. A memory may be up to 4,000,000 characters: it is stored verbatim, and indexed
+    as chunks when it is longer than the embedding model's window."""
     result = services.ingestor.add_memories(space, body.to_memories(), body.options())
     return IngestResponse.model_validate(result)
 

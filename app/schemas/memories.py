@@ -55,7 +55,10 @@ class TurnIn(StrictModel):
     id: str | None = ID
     role: TurnRole
     speaker: str | None = Field(None, max_length=200)
-    content: str = Field(description="The turn, verbatim (the limit is in the docs).")
+    content: str = Field(
+        description="The turn, verbatim: up to 4,000,000 characters (pasted files and logs "
+        "included); longer than the embedding model's window, it is indexed as chunks."
+    )
     time: datetime | None = Field(None, description="ISO 8601; naive times are UTC.")
     metadata: dict[str, Any] | None = None
 
@@ -78,7 +81,10 @@ class SessionCreate(GateOptions):
 
 class MemoryCreate(StrictModel):
     id: str | None = ID
-    content: str
+    content: str = Field(
+        description="The memory, verbatim: up to 4,000,000 characters; longer than the "
+        "embedding model's window, it is indexed as chunks."
+    )
     kind: str = Field("note", min_length=1, max_length=50)
     role: MemoryRole = "note"
     speaker: str | None = Field(None, max_length=200)

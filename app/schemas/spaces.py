@@ -27,6 +27,7 @@ class SpaceCounts(BaseModel):
     facts: int
     schemas: int
     job_runs: int
+    chunks: int = Field(0, description="Chunks of the memories longer than the embedder's window.")
 
 
 class Space(BaseModel):

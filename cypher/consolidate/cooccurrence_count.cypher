@@ -1,10 +1,13 @@
-// For a batch of entities a: the number of ACTIVE memories mentioning both a and b (a < b), and
-// the stored CO_OCCURS weight, for every pair that has either.
+// For a batch of entities a: the number of ACTIVE memories pairing a and b (a < b; a memory
+// pairs its `paired` mentions only, see pipelines.ingest.entity_graph; mentions written before
+// pairing existed count as paired), and the stored CO_OCCURS weight, for every pair that has
+// either.
 UNWIND $keys AS k
 MATCH (a:Entity {space: $space, key: k})
 CALL (a) {
-  MATCH (a)<-[:MENTIONS]-(m:Memory)-[:MENTIONS]->(b:Entity)
+  MATCH (a)<-[ra:MENTIONS]-(m:Memory)-[rb:MENTIONS]->(b:Entity)
   WHERE m.status = 'active' AND b.space = $space AND a.key < b.key
+    AND coalesce(ra.paired, true) AND coalesce(rb.paired, true)
   RETURN b.key AS b, count(DISTINCT m) AS counted, null AS stored
   UNION ALL
   MATCH (a)-[r:CO_OCCURS]->(b:Entity)

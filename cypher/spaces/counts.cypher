@@ -6,4 +6,5 @@ CALL () { MATCH (n:Stage {space: $space}) RETURN count(n) AS stages }
 CALL () { MATCH (n:Fact {space: $space}) RETURN count(n) AS facts }
 CALL () { MATCH (n:Schema {space: $space}) RETURN count(n) AS schemas }
 CALL () { MATCH (n:JobRun {space: $space}) RETURN count(n) AS job_runs }
-RETURN memories, sessions, entities, stages, facts, schemas, job_runs
+CALL () { MATCH (n:Chunk {space: $space}) RETURN count(n) AS chunks }
+RETURN memories, sessions, entities, stages, facts, schemas, job_runs, chunks

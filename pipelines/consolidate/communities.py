@@ -363,3 +363,7 @@ def finish_stages(ctx: JobContext) -> None:
     ctx.counts.update(retired)
     ctx.store.write("consolidate/stages_extents", space=ctx.space)
     ctx.store.write("ingest/relink_stages", space=ctx.space)
+    # memories moved between stages: their centroids are recomputed (a space has few stages)
+    ids = [r["id"] for r in ctx.store.read("consolidate/stage_ids", space=ctx.space)]
+    for start in range(0, len(ids), 50):
+        ctx.store.write("consolidate/stage_centroids", space=ctx.space, ids=ids[start : start + 50])

@@ -94,6 +94,26 @@ class EntityConfig(BaseModel):
     written naturally. Keep it small and unambiguous: an alias merges two keys for good."""
     batch_size: int = Field(default=128, ge=1)
     """``nlp.pipe`` batch size."""
+    segment_chars: int = Field(default=100_000, ge=1_000)
+    """Texts longer than this are read for entities in segments of at most this many
+    characters, cut at paragraph or line breaks."""
+    skip_code_blocks: bool = True
+    """Do not read fenced code blocks for entities (pasted code is not a list of names)."""
+    first_sighting_labels: frozenset[str] = frozenset(
+        {"PERSON", "GPE", "LOC", "NORP", "FAC", "EVENT"}
+    )
+    """NER labels kept as entities at their first sighting: names of people and places, which
+    spaCy tags reliably in prose. Other candidates (identifiers, products, organisations; on
+    technical text spaCy tags code words ORG or PRODUCT) must recur (``promote_at``)."""
+    promote_at: int = Field(default=2, ge=1)
+    """Memories of the space a candidate must be seen in to become an entity (1: every
+    candidate at once). See :mod:`pipelines.ingest.entity_graph`."""
+    max_paired: int = Field(default=6, ge=2)
+    """Most salient entities of a memory that get co-occurrence edges with each other: at most
+    ``max_paired·(max_paired-1)/2`` pairs per memory (15 by default)."""
+    max_candidates: int = Field(default=50_000, ge=0)
+    """Entity candidates kept per space (seen once, waiting for a second sighting); the
+    oldest are dropped beyond it."""
 
     @field_validator("aliases", mode="before")
     @classmethod
@@ -190,6 +210,18 @@ class FactConfig(BaseModel):
     min_words: int = Field(default=2, ge=1)
     """Units shorter than this are not extracted."""
     max_facts_per_text: int = Field(default=64, ge=1)
+    standing: bool = True
+    """Extract standing instructions and preferences from user turns
+    (:mod:`pipelines.ingest.standing`)."""
+    restate_similarity: float = Field(default=0.85, ge=0.0, le=1.0)
+    """A new standing statement at least this similar (cosine) to an active one of the same
+    category and speaker restates it: the older is superseded."""
+    change_similarity: float = Field(default=0.42, ge=0.0, le=1.0)
+    """... at least this similar, and announcing a change ("now", "instead", "no longer") or
+    flipping the polarity, replaces it. Calibrated on hand pairs with all-MiniLM-L6-v2:
+    "I prefer SQLite for now" / "I prefer PostgreSQL now" 0.58, "I prefer tabs" / "I prefer
+    spaces now" 0.45; unrelated preferences 0.21-0.43, and without a change marker those
+    never supersede."""
 
     @field_validator("user_roles", mode="before")
     @classmethod
@@ -210,8 +242,13 @@ class IngestConfig(BaseModel):
     gate: GateConfig = GateConfig()
     stages: StageConfig = StageConfig()
     facts: FactConfig = FactConfig()
-    max_content_chars: int = Field(default=20_000, ge=1)
-    """Longest accepted turn content; longer content is refused, never truncated."""
+    max_content_chars: int = Field(default=4_000_000, ge=1)
+    """Longest accepted memory content in characters (4 million: a large pasted file or
+    document); longer content is refused with 422, never truncated. Content longer than the
+    embedder's window is indexed as chunks (:mod:`pipelines.ingest.encode`)."""
+    max_request_chars: int = Field(default=8_000_000, ge=1)
+    """Most content characters in one request, all its items together (422 above it): one
+    request is one transaction and is held in memory while it is encoded."""
     max_turns_per_request: int = Field(default=1_000, ge=1)
     embedding_batch_size: int = Field(default=64, ge=1)
     session_document_max_memories: int = Field(default=session_documents.DEFAULT_MAX_MEMORIES, ge=1)
@@ -222,6 +259,11 @@ class IngestConfig(BaseModel):
     something is part of what it means: on LoCoMo, exact dense search over speaker-attributed
     turns finds the gold turn in the top 10 for 0.48 / 0.43 of the questions of the first two
     conversations, against 0.31 / 0.27 for the bare text (exact search, all-MiniLM-L6-v2)."""
+    entity_vectors: bool = True
+    """Keep each entity's vector, the mean embedding of the memories mentioning it
+    (:mod:`pipelines.ingest.vectors`; no encoder work of its own)."""
+    stage_vectors: bool = True
+    """Keep each stage's centroid, the mean embedding of its memories."""
     token_vectors: bool = True
     """Store each new memory's late-interaction token vectors
     (:mod:`pipelines.models.late_interaction`), computed in the same forward pass as its

@@ -20,9 +20,16 @@ Pipeline for one text:
 
 Entity resolution is deliberately conservative (peers over-merge and duplicate): keys differ
 only by case, Unicode compatibility forms, whitespace, surrounding punctuation, a possessive
-"'s", a leading "the" and the explicit alias table. Accents and inner punctuation are kept
-("Zoë" != "Zoe", "Node.js" != "Nodejs"); fuzzy merging belongs to a reviewable consolidation
-step, not to the write path.
+"'s", a leading "the", the explicit alias table, and, for a one-word identifier, the
+underscores and hyphens between its letters and digits (``user_id``, ``userId``, ``user-id``
+and ``USER_ID`` are one key, :func:`fold_identifier`). Accents and other inner punctuation are
+kept ("Zoë" != "Zoe", "Node.js" != "Nodejs"); fuzzy merging belongs to a reviewable
+consolidation step, not to the write path.
+
+Fenced code blocks are not read for entities (``EntityConfig.skip_code_blocks``): pasted code
+would make every identifier, tag and literal of a file an entity. Names discussed in prose,
+inline code in backticks included, are still found. Whether a candidate becomes a graph entity
+at all is decided against the space (:mod:`pipelines.ingest.entity_graph`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
+from pipelines.ingest.text import strip_code_blocks
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -52,8 +60,10 @@ __all__ = [
     "TermSpan",
     "canonicalize",
     "cooccurrence_pairs",
+    "fold_identifier",
     "is_valid_entity",
     "merge_mentions",
+    "segment",
     "technical_terms",
 ]
 
@@ -112,6 +122,22 @@ def _clean_surface(text: str) -> str:
     return without_the if without_the else text
 
 
+_ONE_WORD_IDENTIFIER = re.compile(r"[^\W_][\w-]*|_+[^\W_][\w-]*")
+_INNER_SEPARATOR = re.compile(r"(?<=[^\W_])[_-]+(?=[^\W_])")
+
+
+def fold_identifier(key: str) -> str:
+    """A one-word key without the underscores and hyphens between its letters and digits.
+
+    ``user_id`` / ``user-id`` -> ``userid`` (case was folded before: ``userId`` and
+    ``USER_ID`` land on the same key); ``utf-8`` -> ``utf8``; leading and trailing underscores
+    stay (``__init__``); keys with spaces, dots or slashes are left alone.
+    """
+    if _ONE_WORD_IDENTIFIER.fullmatch(key):
+        return _INNER_SEPARATOR.sub("", key)
+    return key
+
+
 def _base_key(name: str) -> str:
     """Canonical key without aliases; iterated to a fixed point so that it is idempotent."""
     text = name
@@ -120,7 +146,7 @@ def _base_key(name: str) -> str:
         text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
         text = _strip_edges(unicodedata.normalize("NFKC", _WS.sub(" ", text)))
         without_the = _strip_edges(_LEADING_THE.sub("", text))
-        text = without_the if without_the else text
+        text = fold_identifier(without_the if without_the else text)
         if text == previous:
             break
     return text
@@ -137,8 +163,9 @@ def canonicalize(name: str, aliases: tuple[tuple[str, str], ...] | None = None) 
     Steps: Unicode NFKC; typographic quotes made straight; whitespace collapsed; case-folded;
     surrounding quotes, brackets and punctuation stripped (a trailing period only when it does
     not end an abbreviation such as "U.S."); possessive "'s" / trailing "'" after s removed; a
-    leading "the" removed (unless nothing would remain); finally the alias table maps the key
-    (``aliases`` defaults to :attr:`EntityConfig.aliases`; pass ``()`` for none).
+    leading "the" removed (unless nothing would remain); a one-word identifier's inner
+    underscores and hyphens removed (:func:`fold_identifier`); finally the alias table maps
+    the key (``aliases`` defaults to :attr:`EntityConfig.aliases`; pass ``()`` for none).
 
     >>> canonicalize("  The  Eiffel Tower's ")
     'eiffel tower'
@@ -168,7 +195,11 @@ _GENERIC_WORDS = frozenset(
     }
 )  # fmt: skip
 _HAS_LETTER = re.compile(r"[^\W\d_]")
-_VERSION = re.compile(r"^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$|\s+v?\d+(?:\.\d+)+$", re.IGNORECASE)
+# Markup, operators and code punctuation inside a key: fragments of code or formatting
+# ("task 2:** fix", "method='sha256", "${api_key}", "income(db"), not names.
+_MARKUP = re.compile(r"[*{}$=;!?<>\"\\|`()\[\]]|://|:\s|:$")
+# A number with a unit or a version without a name: "320ms", "768px", "v8.39", "2.3.1".
+_MEASUREMENT = re.compile(r"v?\d+(?:[.,]\d+)*[a-z%]{0,3}", re.IGNORECASE)
 
 
 def is_valid_entity(
@@ -179,7 +210,9 @@ def is_valid_entity(
     Rejected: labels outside :attr:`EntityConfig.keep_labels` (the rule kinds ``TECH`` and
     ``WORK_OF_ART`` are always allowed); names containing a line break; keys shorter than
     ``min_chars`` (single characters) or longer than ``max_chars`` / ``max_words``; names
-    without a letter (pure numbers, punctuation), except dotted version strings for ``TECH``;
+    without a letter (numbers, punctuation, IP addresses); bare versions and numbers with a
+    unit ("2.3.1", "v8.39", "320ms": attributes, like dates, not things; "Python 3.11" keeps
+    its name); keys with markup or code punctuation inside ("task 2:** fix", "${api_key}");
     names whose lettered words are all stop words, pronouns or generic words ("today",
     "something", "the guys", "at 3.5"); for quoted titles (``WORK_OF_ART`` from the rules)
     only pronouns and generic words, since titles may be stop words ("Becoming").
@@ -198,8 +231,8 @@ def _valid_key(key: str, label: str | None, cfg: EntityConfig) -> bool:
     words = key.split()
     if len(words) > cfg.max_words:
         return False
-    if not _HAS_LETTER.search(key):
-        return label == TECH_LABEL and "." in key and bool(_VERSION.search(key))
+    if not _HAS_LETTER.search(key) or _MEASUREMENT.fullmatch(key) or _MARKUP.search(key):
+        return False
     if key in _GENERIC_WORDS:
         return False
     if label == TITLE_LABEL:
@@ -221,7 +254,8 @@ _FILE_EXTENSIONS = (
 # NER span (spaCy tags "v1.2.3" or "main.py" as ORG); weak ones yield to NER ("GitHub" is ORG).
 _TECH_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # Paths: absolute, home- or dot-relative, or relative with at least two separators.
-    (re.compile(r"(?<![\w/:.])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*/?"), True),
+    # Not after "<": "</body>" is a closing tag, not the path "/body".
+    (re.compile(r"(?<![\w/:.<])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*/?"), True),
     (re.compile(r"(?<![\w/:])[\w.@+-]+(?:/[\w.@+-]+){2,}/?"), True),
     # File names and relative paths ending in a known extension.
     (
@@ -374,6 +408,21 @@ def cooccurrence_pairs(
 
 # --------------------------------------------------------------------------- extractor
 
+
+def segment(text: str, max_chars: int) -> list[str]:
+    """``text`` cut into pieces of at most ``max_chars`` characters, at the last paragraph
+    break, else line break, else space before the limit (a hard cut only without any)."""
+    parts: list[str] = []
+    while len(text) > max_chars:
+        window = text[:max_chars]
+        cut = max(window.rfind("\n\n"), 0) or max(window.rfind("\n"), 0)
+        cut = cut or max(window.rfind(" "), 0) or max_chars
+        parts.append(text[:cut])
+        text = text[cut:]
+    parts.append(text)
+    return parts
+
+
 _NER_COMPONENT_FACTORIES = frozenset({"ner", "entity_ruler", "span_ruler", "beam_ner"})
 
 
@@ -408,26 +457,35 @@ class EntityExtractor:
     def extract_batch(self, texts: Sequence[str]) -> list[list[EntityMention]]:
         """Entities of each text, in input order, one merged mention per canonical key.
 
-        Runs ``nlp.pipe(texts, batch_size=config.batch_size)`` with unneeded components
-        disabled, then adds rule-based terms, canonicalises, filters and merges (module doc).
+        Fenced code blocks are blanked first (``config.skip_code_blocks``); then
+        ``nlp.pipe(texts, batch_size=config.batch_size)`` runs with unneeded components
+        disabled, and rule-based terms are added, canonicalised, filtered and merged (module
+        doc).
         """
         if not texts:
             return []
         cfg = self.config
-        docs = self.nlp.pipe(texts, batch_size=cfg.batch_size, disable=list(self.disabled_pipes))
-        results: list[list[EntityMention]] = []
-        for text, doc in zip(texts, docs, strict=True):
-            spans = self._spans(text, doc.ents)
-            candidates: list[tuple[str, str, str]] = []
-            for _, _, surface, kind in spans:
+        if cfg.skip_code_blocks:
+            texts = [strip_code_blocks(t) if "```" in t else t for t in texts]
+        # A long text is read in segments (spaCy refuses texts over nlp.max_length, and its
+        # memory grows with the document); candidates of all segments are merged per text.
+        owners: list[int] = []
+        segments: list[str] = []
+        for i, text in enumerate(texts):
+            for part in segment(text, cfg.segment_chars):
+                owners.append(i)
+                segments.append(part)
+        per_text: list[list[tuple[str, str, str]]] = [[] for _ in texts]
+        docs = self.nlp.pipe(segments, batch_size=cfg.batch_size, disable=list(self.disabled_pipes))
+        for owner, part, doc in zip(owners, segments, docs, strict=True):
+            for _, _, surface, kind in self._spans(part, doc.ents):
                 # Multi-line spans are NER noise, not names.
                 if "\n" in surface or "\r" in surface:
                     continue
                 key = canonicalize(surface, cfg.aliases)
                 if _valid_key(key, kind, cfg):
-                    candidates.append((_clean_surface(surface), key, kind))
-            results.append(merge_mentions(candidates))
-        return results
+                    per_text[owner].append((_clean_surface(surface), key, kind))
+        return [merge_mentions(candidates) for candidates in per_text]
 
     def _spans(self, text: str, ents: Iterable[Span]) -> list[tuple[int, int, str, str]]:
         """Resolve NER spans against rule spans (precedence in the module docstring)."""

@@ -1,8 +1,15 @@
 """The write path: conversation sessions and free memories into the graph.
 
 One request is one transaction: either every memory, entity, edge and fact of it is stored, or
-none. The expensive, pure work (embeddings, spaCy, fact rules, gate signals) runs before the
-transaction opens; the transaction only writes.
+none. The expensive, pure work runs before the transaction opens and the transaction only
+writes (:mod:`pipelines.ingest.writer`): encoding (:mod:`pipelines.ingest.encode`: embeddings
+and token vectors, long memories chunked) and analysis (:mod:`pipelines.ingest.analyse`:
+spaCy entities, facts, standing statements) run side by side, analysis in a worker thread
+(spaCy and the encoder spend most of their time in native code that releases the GIL). With
+the gate off, a multi-session call is processed in groups of whole sessions: while one group
+is written, the next is encoded and analysed (one group in flight; writes stay in order, one
+transaction per session). With the gate on, every item is computed first, as the gate
+compares each with the space as it was before the call and with the earlier items of it.
 
 Idempotency: memory ids are client ids or derived from the session and turn position, so a
 re-sent session finds its ids present with the same content hash and reports them
@@ -12,33 +19,27 @@ content is a conflict (409) naming the turn.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
 
-from pipelines import session_documents, spaces
+from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput
 from pipelines.graph import Tx, as_utc
+from pipelines.ingest.analyse import Analyser
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
-from pipelines.ingest.entities import EntityExtractor, EntityMention, cooccurrence_pairs
-from pipelines.ingest.facts import extract_facts
+from pipelines.ingest.encode import ChunkEncoder
+from pipelines.ingest.entities import EntityExtractor
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
-from pipelines.ingest.stages import (
-    SessionSpan,
-    StageState,
-    assign_stages,
-    default_stage_detector,
-    stage_spans,
-)
-from pipelines.ingest.text import content_hash, embedding_input, is_utf8
-from pipelines.models.late_interaction import TOKEN_FORMAT, pack
+from pipelines.ingest.items import Item
+from pipelines.ingest.stages import default_stage_detector
+from pipelines.ingest.text import content_hash, is_utf8
+from pipelines.ingest.writer import Writer
 from pipelines.overrides import merge_overrides
 
 Role = Literal["user", "assistant", "system", "tool", "note"]
@@ -47,6 +48,7 @@ Decision = Literal["stored", "merged", "rejected", "unchanged"]
 GATE_CONTEXT_TURNS = 8  # previous turns of the batch used as novelty context
 GATE_RECENT_MEMORIES = 16  # most recent stored memories used as novelty context
 GATE_DUPLICATE_CANDIDATES = 5
+GROUP_MIN_ITEMS = 128  # a pipelined group of sessions holds at least this many turns
 
 
 @dataclass
@@ -111,40 +113,25 @@ class IngestResult:
         return [i.id for i in self.items if i.decision in ("stored", "unchanged")]
 
 
-@dataclass
-class _Item:
-    """One memory to be (possibly) written, with everything computed before the transaction."""
-
-    index: int
-    id: str
-    text: str
-    role: str
-    speaker: str | None
-    kind: str
-    tags: list[str]
-    event_time: datetime
-    session_id: str | None
-    turn_index: int | None
-    stage_label: str | None
-    metadata: dict[str, Any] | None
-    content_hash: str
-    existing: bool = False
-    stage_id: str | None = None
-    embedding: np.ndarray | None = None
-    tokens: bytes | None = None  # packed late-interaction token vectors
-    mentions: list[EntityMention] = field(default_factory=list)
-    gate: GateDecision | None = None
-    facts: int = 0
-
-
 class Ingestor:
-    """Write-path service. Stateless apart from the engine and configuration."""
+    """Write-path service. Holds the engine, the configuration and one analysis worker."""
 
     def __init__(self, engine: Engine, config: IngestConfig = DEFAULT_INGEST_CONFIG) -> None:
         self.engine = engine
         self.config = config
-        self.extractor = EntityExtractor(engine.nlp, config.entities)
+        self.encoder = ChunkEncoder(engine.embedder, config)
+        self.analyser = Analyser(engine.nlp, config)
         self.detector = default_stage_detector(config.stages)
+        self.writer = Writer(engine.store, config, self.detector)
+
+    @property
+    def extractor(self) -> EntityExtractor:
+        return self.analyser.extractor
+
+    def embedding_texts(self, turns: Sequence[tuple[str, str | None]]) -> list[str]:
+        """The texts the encoder reads for these ``(content, speaker)`` memories: one per
+        memory that fits the embedder's window, one per chunk of a longer one."""
+        return self.encoder.embedding_texts(turns)
 
     # ------------------------------------------------------------------ public API
 
@@ -156,24 +143,55 @@ class Ingestor:
     def ingest_sessions(
         self, space: str, sessions: Sequence[SessionIn], options: IngestOptions | None = None
     ) -> list[IngestResult]:
-        """Ingest several sessions: models run over all of them at once (batched), then each
-        session is written in its own transaction."""
+        """Ingest several sessions, each written in its own transaction. Every session is
+        validated before anything is written; models run over groups of whole sessions."""
         options = options or IngestOptions()
         space_cfg = self._space_gate(space)
-        prepared: list[tuple[SessionIn, list[_Item]]] = []
+        prepared: list[tuple[SessionIn, list[Item]]] = []
         for si, session in enumerate(sessions):
             if not session.turns:
                 raise InvalidInput("a session needs at least one turn", field="turns")
             prefix = "turns" if len(sessions) == 1 else f"sessions.{si}.turns"
-            items = self._session_items(session, prefix)
-            prepared.append((session, items))
+            prepared.append((session, self._session_items(session, prefix)))
         all_items = [it for _, items in prepared for it in items]
+        self._check_request_size(all_items, "turns" if len(sessions) == 1 else "sessions")
         self._mark_existing(space, all_items, "turns")
-        self._compute(space, all_items, space_cfg, options)
-        results = []
-        for session, items in prepared:
-            results.append(self._write_session(space, session, items))
+        gate_on = options.gate if options.gate is not None else space_cfg.enabled
+        groups = [prepared] if gate_on else list(_groups(prepared, GROUP_MIN_ITEMS))
+        results: list[IngestResult] = []
+        # Per call: the analysis beside this thread's encoding, and the previous group's
+        # write beside this group's computing (at most one of each in flight).
+        with ThreadPoolExecutor(2, thread_name_prefix="ingest") as pool:
+            pending: Future[list[IngestResult]] | None = None
+            try:
+                for group in groups:
+                    items = [it for _, group_items in group for it in group_items]
+                    self._compute(space, items, space_cfg, options, pool)
+                    if pending is not None:
+                        results.extend(pending.result())
+                    pending = pool.submit(self._write_group, space, group)
+                if pending is not None:
+                    results.extend(pending.result())
+                    pending = None
+            finally:
+                if pending is not None:  # a later group failed: the write in flight finishes
+                    pending.exception()
         return results
+
+    def _write_group(
+        self, space: str, group: Sequence[tuple[SessionIn, list[Item]]]
+    ) -> list[IngestResult]:
+        out = []
+        for session, items in group:
+            counts = self.writer.write_session(
+                space,
+                session.session_id,
+                session.stage,
+                items,
+                lambda tx, items=items: self._mark_existing(space, items, "turns", tx),
+            )
+            out.append(self._result(items, counts, session.session_id))
+        return out
 
     def add_memories(
         self, space: str, memories: Sequence[MemoryIn], options: IngestOptions | None = None
@@ -189,7 +207,7 @@ class Ingestor:
             text = self._check_text(mem.content, f"memories.{i}.content")
             mid = mem.id or f"mem-{content_hash(text)[:16]}"
             items.append(
-                _Item(
+                Item(
                     index=i,
                     id=mid,
                     text=text,
@@ -206,9 +224,14 @@ class Ingestor:
                 )
             )
         self._check_unique_ids(items, "memories")
+        self._check_request_size(items, "memories")
         self._mark_existing(space, items, "memories")
-        self._compute(space, items, space_cfg, options)
-        return self._write_free(space, items)
+        with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
+            self._compute(space, items, space_cfg, options, pool)
+        counts = self.writer.write_free(
+            space, items, lambda tx: self._mark_existing(space, items, "memories", tx)
+        )
+        return self._result(items, counts, None)
 
     # ------------------------------------------------------------------ preparation
 
@@ -233,14 +256,23 @@ class Ingestor:
             raise InvalidInput("content contains a lone UTF-16 surrogate", field=fld)
         if len(text) > self.config.max_content_chars:
             raise InvalidInput(
-                f"content has {len(text)} characters; the limit is "
-                f"{self.config.max_content_chars} (split it into several memories)",
+                f"content has {len(text):,} characters; the limit is "
+                f"{self.config.max_content_chars:,} per memory",
                 field=fld,
             )
         return text
 
+    def _check_request_size(self, items: Sequence[Item], fld: str) -> None:
+        total = sum(len(it.text) for it in items)
+        if total > self.config.max_request_chars:
+            raise InvalidInput(
+                f"the request holds {total:,} characters of content; the limit is "
+                f"{self.config.max_request_chars:,} per request (send fewer items per request)",
+                field=fld,
+            )
+
     @staticmethod
-    def _check_unique_ids(items: Sequence[_Item], fld: str) -> None:
+    def _check_unique_ids(items: Sequence[Item], fld: str) -> None:
         seen: dict[str, int] = {}
         for it in items:
             if it.id in seen:
@@ -249,7 +281,7 @@ class Ingestor:
                 )
             seen[it.id] = it.index
 
-    def _session_items(self, session: SessionIn, prefix: str) -> list[_Item]:
+    def _session_items(self, session: SessionIn, prefix: str) -> list[Item]:
         self._check_limit(len(session.turns), prefix)
         start = as_utc(session.started_at)
         times = [as_utc(t.time) for t in session.turns]
@@ -258,7 +290,7 @@ class Ingestor:
         for i, turn in enumerate(session.turns):
             text = self._check_text(turn.content, f"{prefix}.{i}.content")
             items.append(
-                _Item(
+                Item(
                     index=i,
                     id=turn.id or f"{session.session_id}#{i}",
                     text=text,
@@ -278,7 +310,7 @@ class Ingestor:
         return items
 
     def _mark_existing(
-        self, space: str, items: list[_Item], fld: str, tx: Tx | None = None
+        self, space: str, items: list[Item], fld: str, tx: Tx | None = None
     ) -> None:
         """Mark items stored with the same content ``unchanged`` (:class:`Conflict` for other
         content); again inside the transaction, under the space's write lock."""
@@ -299,39 +331,37 @@ class Ingestor:
                 it.existing = True
 
     def _compute(
-        self, space: str, items: list[_Item], gate_cfg: GateConfig, options: IngestOptions
+        self,
+        space: str,
+        items: list[Item],
+        gate_cfg: GateConfig,
+        options: IngestOptions,
+        pool: ThreadPoolExecutor,
     ) -> None:
-        """Embeddings, entities and gate decisions for the new items (no writes)."""
+        """Embeddings, chunks, entities, facts and gate decisions of the new items (no
+        writes): analysis in the worker thread while this thread encodes."""
         new = [it for it in items if not it.existing]
         if not new:
             return
-        inputs = [
-            embedding_input(it.text, it.speaker, with_speaker=self.config.embed_speaker)
-            for it in new
-        ]
-        with_tokens = getattr(self.engine.embedder, "encode_with_tokens", None)
-        if self.config.token_vectors and with_tokens is not None:
-            vectors, tokens = with_tokens(inputs)
-            for it, tok in zip(new, tokens, strict=True):
-                it.tokens = pack(tok)
-        else:
-            vectors = self.engine.embedder.encode(inputs)
-        for it, vec in zip(new, vectors, strict=True):
-            it.embedding = vec
-        for it, mentions in zip(
-            new, self.extractor.extract_batch([it.text for it in new]), strict=True
-        ):
-            it.mentions = mentions
+        analysis = pool.submit(self.analyser.analyse, new)
+        try:
+            self.encoder.encode(new)
+        finally:
+            analysis.result()  # re-raises a failure of the analysis; never leaves it running
+        standing = self.analyser.standing_texts(new)
+        if standing:
+            vectors = self.engine.embedder.encode([s["text"] for s in standing])
+            for row, vec in zip(standing, vectors, strict=True):
+                row["embedding"] = [float(x) for x in vec]
         gate_on = options.gate if options.gate is not None else gate_cfg.enabled
-        cfg = gate_cfg.model_copy(update={"enabled": bool(gate_on)})
         if not gate_on:
             reason = "forced" if options.force else "gate off: stored verbatim"
             for it in new:
                 it.gate = GateDecision(decision="stored", signals={}, reason=reason)
             return
-        self._gate(space, new, cfg, options)
+        self._gate(space, new, gate_cfg.model_copy(update={"enabled": True}), options)
 
-    def _gate(self, space: str, new: list[_Item], cfg: GateConfig, options: IngestOptions) -> None:
+    def _gate(self, space: str, new: list[Item], cfg: GateConfig, options: IngestOptions) -> None:
         store = self.engine.store
         recent = store.read("ingest/recent_memories", space=space, limit=GATE_RECENT_MEMORIES)
         neighbours = store.read(
@@ -348,7 +378,7 @@ class Ingestor:
             )
         recent_texts = [r["text"] for r in recent]
         recent_vecs = [np.asarray(r["embedding"]) for r in recent if r["embedding"] is not None]
-        accepted: list[tuple[_Item, np.ndarray]] = []
+        accepted: list[tuple[Item, np.ndarray]] = []
         for i, it in enumerate(new):
             assert it.embedding is not None  # _compute embedded every new item
             context = recent_texts + [a.text for a, _ in accepted[-GATE_CONTEXT_TURNS:]]
@@ -400,7 +430,7 @@ class Ingestor:
 
     # ------------------------------------------------------------------ writing
 
-    def _write_session(self, space: str, session: SessionIn, items: list[_Item]) -> IngestResult:
+    def _write_session(self, space: str, session: SessionIn, items: list[Item]) -> IngestResult:
         start = min(it.event_time for it in items)
         end = max(it.event_time for it in items)
         span = SessionSpan(session.session_id, start, end, session.stage)
@@ -431,7 +461,7 @@ class Ingestor:
         counts = self.engine.store.write_tx(work)
         return self._result(items, counts, session.session_id)
 
-    def _write_free(self, space: str, items: list[_Item]) -> IngestResult:
+    def _write_free(self, space: str, items: list[Item]) -> IngestResult:
         spans = [
             SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in items
         ]
@@ -448,131 +478,8 @@ class Ingestor:
         return self._result(items, counts, None)
 
     @staticmethod
-    def _stored(it: _Item) -> bool:
-        return not it.existing and it.gate is not None and it.gate.decision == "stored"
-
-    def _write_items(self, tx: Tx, space: str, items: list[_Item]) -> dict[str, int]:
-        """Write the stored items with their entities, co-occurrences and facts, and note
-        the restatements the gate merged; returns what was written, by kind."""
-        stored = [it for it in items if self._stored(it)]
-        counts = Counter[str]()
-        if stored:
-            counts["memories"] = tx.run(
-                "ingest/create_memories",
-                space=space,
-                space_tag=spaces.fulltext_tag(space),
-                rows=[self._memory_row(it) for it in stored],
-            )[0]["created"]
-        counts.update(self._write_entities(tx, space, stored))
-        fact_rows = [row for it in stored for row in self._fact_rows(it)]
-        if fact_rows:
-            counts["facts"] = tx.run("ingest/create_facts", space=space, facts=fact_rows)[0][
-                "facts"
-            ]
-        merges = [
-            {"target": it.gate.merge_target}
-            for it in items
-            if not it.existing and it.gate and it.gate.decision == "merged"
-        ]
-        if merges:
-            tx.run("ingest/note_restatements", space=space, merges=merges)
-            counts["merged"] = len(merges)
-        return dict(counts)
-
-    @staticmethod
-    def _memory_row(it: _Item) -> dict[str, Any]:
-        return {
-            "id": it.id,
-            "text": it.text,
-            "role": it.role,
-            "speaker": it.speaker,
-            "kind": it.kind,
-            "tags": it.tags,
-            "event_time": it.event_time,
-            "content_hash": it.content_hash,
-            "session_id": it.session_id,
-            "turn_index": it.turn_index,
-            "stage_id": it.stage_id,
-            "heat": 1.0,
-            "importance": float(it.gate.signals.get("salience") or 0.5)
-            if it.gate and it.gate.signals
-            else 0.5,
-            "gate": json.dumps(it.gate.signals) if it.gate and it.gate.signals else None,
-            "metadata": json.dumps(it.metadata, sort_keys=True) if it.metadata else None,
-            "caption": f"{it.speaker or it.role}: {it.text[:60]}",
-            "embedding": it.embedding.tolist() if it.embedding is not None else None,
-            "tokens": it.tokens,
-            "token_format": TOKEN_FORMAT if it.tokens is not None else None,
-        }
-
-    @staticmethod
-    def _write_entities(tx: Tx, space: str, stored: list[_Item]) -> dict[str, int]:
-        """The stored items' entities (merged by key), their mentions and co-occurrences."""
-        counts: dict[str, int] = {}
-        entity_rows: dict[str, dict[str, Any]] = {}
-        mention_rows = []
-        for it in stored:
-            for m in it.mentions:
-                e = entity_rows.setdefault(
-                    m.key,
-                    {
-                        "key": m.key,
-                        "name": m.name,
-                        "kind": m.kind,
-                        "count": 0,
-                        "first_seen": it.event_time,
-                        "last_seen": it.event_time,
-                    },
-                )
-                e["count"] += m.count
-                e["first_seen"] = min(e["first_seen"], it.event_time)
-                e["last_seen"] = max(e["last_seen"], it.event_time)
-                mention_rows.append({"memory": it.id, "key": m.key, "count": m.count})
-        if entity_rows:
-            res = tx.run(
-                "ingest/merge_entities",
-                space=space,
-                entities=list(entity_rows.values()),
-                mentions=mention_rows,
-            )
-            counts["entities"] = len(entity_rows)
-            counts["mentions"] = res[0]["mentions"] if res else 0
-        pairs = cooccurrence_pairs([it.mentions for it in stored])
-        if pairs:
-            tx.run(
-                "ingest/add_cooccurrence",
-                space=space,
-                pairs=[{"a": a, "b": b, "w": w} for (a, b), w in pairs.items()],
-            )
-            counts["cooccurrences"] = len(pairs)
-        return counts
-
-    def _fact_rows(self, it: _Item) -> list[dict[str, Any]]:
-        """The facts extracted from one stored item (its ``facts`` count set)."""
-        facts = extract_facts(
-            it.text,
-            it.role,
-            it.speaker,
-            config=self.config.facts,
-            entities=[m.name for m in it.mentions],
-        )
-        it.facts = len(facts)
-        return [
-            {
-                "id": f"{it.id}#f{j}",
-                "category": f.category,
-                "text": f.text,
-                "speaker": f.speaker,
-                "role": f.role,
-                "confidence": f.confidence,
-                "rule": f.rule,
-                "source_id": it.id,
-            }
-            for j, f in enumerate(facts)
-        ]
-
-    @staticmethod
-    def _result(items: list[_Item], counts: dict[str, int], session_id: str | None) -> IngestResult:
+    def _result(items: list[Item], counts: dict[str, int], session_id: str | None) -> IngestResult:
+        """Per-item decisions; an item's ``facts`` counts its facts and standing statements."""
         out = []
         for it in items:
             if it.existing:
@@ -590,8 +497,25 @@ class Ingestor:
                     signals=dict(it.gate.signals),
                     merge_target=it.gate.merge_target,
                     entities=[m.name for m in it.mentions] if it.gate.decision == "stored" else [],
-                    facts=it.facts,
+                    facts=len(it.facts) + len(it.standing) if it.gate.decision == "stored" else 0,
                 )
             )
         stage_ids = sorted({it.stage_id for it in items if it.stage_id})
         return IngestResult(out, stage_ids, session_id, counts)
+
+
+def _groups(
+    prepared: Sequence[tuple[SessionIn, list[Item]]], min_items: int
+) -> Iterator[list[tuple[SessionIn, list[Item]]]]:
+    """Consecutive whole sessions, at least ``min_items`` turns per group (the last may hold
+    fewer): big enough for the encoder's batches, small enough to overlap with writing."""
+    group: list[tuple[SessionIn, list[Item]]] = []
+    n = 0
+    for entry in prepared:
+        group.append(entry)
+        n += len(entry[1])
+        if n >= min_items:
+            yield group
+            group, n = [], 0
+    if group:
+        yield group

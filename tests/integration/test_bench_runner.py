@@ -155,8 +155,11 @@ def test_perf_small(engine, tmp_path):
     system = MnemographSystem(engine, progress=False)
     ingest = perf.ingest_throughput(engine, system, ds, progress=False)
     assert ingest["total"]["turns"] == 16
-    assert ingest["total"]["ingest_turns_per_s"] > 0 and ingest["total"]["embed_texts_per_s"] > 0
+    assert ingest["total"]["ingest_turns_per_s"] > 0 and ingest["total"]["ratio"] > 0
+    assert ingest["total"]["embedded_texts"] == 16
     assert all(r["memories"] == 8 for r in ingest["conversations"])
+    assert all(r["load_average"] for r in ingest["conversations"])
+    assert set(ingest["total"]["per_100_memories"]) >= {"entities", "mentions", "cooccurrences"}
     args = argparse.Namespace(
         seed=7,
         queries=4,

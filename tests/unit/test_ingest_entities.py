@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -57,6 +56,15 @@ def _by_key(mentions: list[EntityMention]) -> dict[str, EntityMention]:
         ("The The", "the"),
         ("Node.js", "node.js"),
         ("C++", "c++"),
+        # one-word identifiers: case and inner underscores/hyphens do not make a new entity
+        ("user_id", "userid"),
+        ("userId", "userid"),
+        ("USER-ID", "userid"),
+        ("`fetchWeatherData()`", "fetchweatherdata"),
+        ("UTF-8", "utf8"),
+        ("__init__", "__init__"),
+        ("my_app/main_file.py", "my_app/main_file.py"),  # paths are kept as written
+        ("user id", "user id"),  # two words are not an identifier
         ("Zoë", "zoë"),  # accents are kept: no fuzzy merging on the write path
     ],
 )
@@ -85,8 +93,9 @@ def test_canonicalize_is_idempotent(name: str) -> None:
         ("Caroline", "PERSON"),
         ("Boston", "GPE"),
         ("FastAPI", TECH_LABEL),
-        ("v1.2.3", TECH_LABEL),
         ("Python 3.11", TECH_LABEL),
+        ("O'Brien", "PERSON"),
+        ("@app.errorhandler", TECH_LABEL),
         ("Becoming", "WORK_OF_ART"),
         ("AI Safety Institute", "ORG"),
     ],
@@ -113,6 +122,17 @@ def test_valid_entities(name: str, label: str) -> None:
         ("A very long organisation name that keeps going on and on", "ORG"),
         ("Line\nbreak", "ORG"),
         ("It", "WORK_OF_ART"),  # a pronoun even as a quoted title
+        # versions and measurements are attributes, like dates
+        ("v1.2.3", TECH_LABEL),
+        ("2.0.1", TECH_LABEL),
+        ("320ms", TECH_LABEL),
+        ("768px", TECH_LABEL),
+        ("185.199.108.153", TECH_LABEL),
+        # fragments of code or markup
+        ("task 2:** initialize", "ORG"),
+        ("method='sha256", TECH_LABEL),
+        ("${api_endpoint}?q=${city}", TECH_LABEL),
+        ("income(db", TECH_LABEL),
     ],
 )
 def test_invalid_entities(name: str, label: str) -> None:
@@ -197,8 +217,9 @@ def test_technical_terms_override_or_yield_to_ner(extractor: EntityExtractor) ->
         ]
     )
     found = _by_key(mentions)
-    for key in ("fastapi", "src/app/main.py", "user_id", "config.py", "v1.2.3", "neo4j 5.20"):
+    for key in ("fastapi", "src/app/main.py", "userid", "config.py", "neo4j 5.20"):
         assert found[key].kind == TECH_LABEL, key
+    assert "v1.2.3" not in found  # a bare version is an attribute, not a thing
     assert found["github"].kind != TECH_LABEL  # weak CamelCase rule yields to NER
     assert found["microsoft"].kind == "ORG"
 
@@ -217,6 +238,18 @@ def test_titles_possessives_and_noise(extractor: EntityExtractor) -> None:
     assert _by_key(third)["eiffel tower"].name == "Eiffel Tower"
     assert not {"$7.5 billion", "40%"} & {m.name for m in third}
     assert [m.key for m in fourth] == ["python 3.11"]
+
+
+def test_code_blocks_are_not_read(extractor: EntityExtractor) -> None:
+    text = (
+        "My `fetchWeatherData` helper fails in weather.js:\n"
+        "```js\nfunction fetchWeatherData(cityName) {\n  return fetch(apiUrl);\n}\n```\n"
+        "<html></body> is unrelated."
+    )
+    [mentions] = extractor.extract_batch([text])
+    keys = {m.key for m in mentions}
+    assert {"fetchweatherdata", "weather.js"} <= keys
+    assert not {"cityname", "apiurl", "/body"} & keys
 
 
 def test_extract_batch_shapes(extractor: EntityExtractor) -> None:
@@ -248,17 +281,15 @@ def test_rules_can_be_switched_off(nlp: Language) -> None:
     assert "paris" in {m.key for m in mentions}
 
 
-def test_throughput_is_reasonable(extractor: EntityExtractor) -> None:
+def test_a_large_batch_keeps_its_order(extractor: EntityExtractor) -> None:
+    # speed is a benchmark (python -m benchmarks perf), not a unit test
     texts = [
         f"Caroline met Melanie at Starbucks in Boston on day {i} to talk about FastAPI."
         for i in range(300)
     ]
-    started = time.perf_counter()
     results = extractor.extract_batch(texts)
-    elapsed = time.perf_counter() - started
     assert len(results) == 300
-    assert all("starbucks" in {m.key for m in r} for r in results[:5])
-    assert 300 / elapsed > 50  # generous floor; ~800 texts/s measured on 2 cores
+    assert all("starbucks" in {m.key for m in r} for r in results)
 
 
 # --------------------------------------------------------------------------- merging / pairs

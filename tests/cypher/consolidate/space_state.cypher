@@ -9,6 +9,8 @@ CALL () {
   UNION MATCH (n:Fact {space: $space}) RETURN n
   UNION MATCH (n:Schema {space: $space}) RETURN n
   UNION MATCH (n:Merge {space: $space}) RETURN n
+  UNION MATCH (n:Chunk {space: $space}) RETURN n
+  UNION MATCH (n:EntityCandidate {space: $space}) RETURN n
   UNION MATCH (n:Space {id: $space}) RETURN n
 }
 OPTIONAL MATCH (n)-[r]->(m)

@@ -1,0 +1,199 @@
+"""Standing instructions and preferences, from user turns only, deterministically (no LLM).
+
+A standing instruction tells the assistant how to behave from now on ("Always format code with
+syntax highlighting", "Never use semicolons", "From now on, answer in French", "Please always
+include version numbers", "Don't add comments to the code"); a preference says what the user
+prefers ("I prefer SQLite for now", "I'd rather use Flask", "I always use tabs"). Both are
+kept as facts of their own category (``instruction``, ``preference``) with their turn as
+provenance, listed per space, and superseded when changed.
+
+**Extraction** (:func:`extract_standing`), per sentence of a user turn (fenced code removed,
+quoted text blanked so quoted speech never counts):
+
+* a sentence ending in "?" is a question, never a standing statement ("Should I always use
+  HTTPS?"), and neither is a clause after "if", "whether", "when" or an auxiliary ("would I
+  prefer");
+* **instruction**: the sentence *starts* (after "please", "also", "and" or "from now on,")
+  with "always", "never", "don't" / "do not", "make sure to", "be sure to", "stop",
+  "avoid", "keep", "use", "only", or starts with "from now on", "going forward", "in the
+  future", or is "I want you to …" / "I'd like you to always …". Phrases that talk about
+  feelings rather than behaviour ("don't worry", "don't forget", "never mind") are not
+  instructions; "use", "keep" and "only" need a standing marker in the sentence ("always",
+  "from now on", "every time", "whenever", "for all", "in every") since "Use the second
+  option" is a one-off request;
+* **preference**: "I prefer …", "I'd prefer / I would prefer", "I'd rather / I would rather",
+  "my preference is", "I favour", "I always / I never …" (a habit), cut at the next clause
+  that asks or explains (", can you", ", how", ", so", "because" …).
+
+Each statement records whether it announces a **change** ("now", "instead", "anymore",
+"no longer", "from now on", "switch", "changed my mind", "actually") and its polarity
+(``negated``: "never", "don't", "no longer", "stop", "avoid").
+
+**Supersession** (:func:`supersedes`): a new statement retires the most similar active one of
+the same category and speaker in the space when their embeddings are at least
+``restate_similarity`` alike (a restatement: the latest wording wins), or at least
+``change_similarity`` alike and the new one announces a change or flips the polarity ("I
+prefer SQLite for now" → "I prefer PostgreSQL now"). Two different standing rules ("Always
+include type hints", "Always include docstrings") stay side by side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from pipelines.ingest.text import split_sentences, strip_code_blocks
+
+__all__ = ["Standing", "StandingCategory", "extract_standing", "supersedes"]
+
+StandingCategory = Literal["instruction", "preference"]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    category: StandingCategory
+    text: str
+    rule: str
+    confidence: float
+    change: bool
+    negated: bool
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]{2,}'(?!\w)")
+_LEAD = _rx(r"^(?:(?:please|also|and|so|ok(?:ay)?|oh|one more thing|btw)\b[,:]?\s+)+")
+_STANDING_START = _rx(r"^(?:from now on|going forward|in the future|in future|henceforth)\b")
+_INSTRUCTION = _rx(
+    r"^(?:always|never|don't|do not|make sure (?:to|that|you)|be sure to|stop|avoid)\b|"
+    r"^(?:i want you to|i'd like you to always|i would like you to always)\b"
+)
+_WEAK_INSTRUCTION = _rx(r"^(?:use|keep|only|include|format|write|answer|respond|reply)\b")
+_STANDING_MARKER = _rx(
+    r"\b(?:always|from now on|every time|whenever|for all|in every|going forward|by default)\b"
+)
+_NOT_INSTRUCTION = _rx(
+    r"^(?:don't|do not|never) (?:worry|forget|mind|hesitate|get me wrong|know|think|"
+    r"care|bother|be sorry|apologi[sz]e)\b|^never mind\b|^stop (?:by|in)\b"
+)
+_PREFERENCE = _rx(
+    r"\b(?:i|we) (?:really |still |strongly |generally |usually |also |now )?"
+    r"(?:prefer|favou?r)\b|"
+    r"\b(?:i|we)(?:'d| would) (?:much |really |still )?(?:prefer|rather)\b|"
+    r"\bmy (?:strong |personal |general )?preference (?:is|would be)\b|"
+    r"\b(?:i|we) (?:always|never) (?!(?:thought|knew|wanted|expected|imagined|realized|"
+    r"realised|felt|mind)\b)\w+"
+)
+_NOT_SUBJECT = _rx(
+    r"\b(?:if|whether|when|unless|do|does|did|would|should|could|can|will|may|might|"
+    r"why|how|what|which)\s+$"
+)
+_CLAUSE_END = _rx(
+    r",\s+(?=(?:can|could|would|will|how|what|which|why|so|but|because|and (?:i|we) "
+    r"(?:want|need|am|'m|have)|considering|is there|do you)\b)|;\s+|\s+because\s+"
+)
+_CHANGE = _rx(
+    r"\b(?:(?<!for )now|instead|anymore|any more|no longer|from now on|going forward|"
+    r"switch(?:ed|ing)?|changed my mind|actually|these days|rather than before)\b"
+)
+_NEGATED = _rx(r"\b(?:never|don't|do not|no longer|stop|avoid|not anymore)\b")
+_WORDS = re.compile(r"\S+")
+
+
+def _blank_quotes(sentence: str) -> str:
+    return _QUOTED.sub(lambda m: " " * len(m.group(0)), sentence)
+
+
+def _statement(
+    category: StandingCategory, text: str, rule: str, confidence: float
+) -> Standing | None:
+    text = " ".join(text.split()).strip(" ,;:-")
+    if len(_WORDS.findall(text)) < 2:
+        return None
+    text = text[:1].upper() + text[1:]
+    return Standing(
+        category, text, rule, confidence, bool(_CHANGE.search(text)), bool(_NEGATED.search(text))
+    )
+
+
+def _instruction(sentence: str, original: str) -> Standing | None:
+    """``sentence`` has its quotations blanked (same offsets as ``original``)."""
+    lead = _LEAD.match(sentence)
+    body = sentence[lead.end() :] if lead else sentence
+    text = original[len(sentence) - len(body) :].rstrip(".!")
+    standing_start = _STANDING_START.match(body)
+    rest = body
+    if standing_start:
+        rest = body[standing_start.end() :].lstrip(" ,:")
+        again = _LEAD.match(rest)
+        rest = rest[again.end() :] if again else rest
+    if _NOT_INSTRUCTION.match(rest):
+        return None
+    if standing_start or _INSTRUCTION.match(rest):
+        return _statement("instruction", text, "imperative", 0.8)
+    if _WEAK_INSTRUCTION.match(rest) and _STANDING_MARKER.search(rest):
+        return _statement("instruction", text, "imperative-marked", 0.7)
+    return None
+
+
+def _preference(sentence: str, original: str) -> Standing | None:
+    for m in _PREFERENCE.finditer(sentence):
+        if _NOT_SUBJECT.search(sentence[: m.start()]):
+            continue
+        end = _CLAUSE_END.search(sentence, m.end())
+        stop = end.start() if end else len(sentence)
+        return _statement("preference", original[m.start() : stop].rstrip(".!"), "prefer", 0.8)
+    return None
+
+
+def extract_standing(text: str, role: str, user_roles: frozenset[str]) -> list[Standing]:
+    """Standing instructions and preferences of one turn (module docstring); ``[]`` unless
+    ``role`` (case-insensitive) is one of ``user_roles``."""
+    if role.casefold().strip() not in user_roles or not text.strip():
+        return []
+    out: list[Standing] = []
+    seen: set[tuple[str, str]] = set()
+    for raw in split_sentences(strip_code_blocks(text)):
+        original = raw.strip()
+        if not original or original.endswith("?"):
+            continue
+        blanked = _blank_quotes(original)
+        if blanked[:1].isspace():  # the sentence opens with a quotation
+            continue
+        found = _instruction(blanked, original) or _preference(blanked, original)
+        if found is not None and (found.category, found.text.casefold()) not in seen:
+            seen.add((found.category, found.text.casefold()))
+            out.append(found)
+    return out
+
+
+def supersedes(
+    new: Standing,
+    new_vector: np.ndarray,
+    active: Sequence[tuple[Standing, np.ndarray]],
+    restate_similarity: float,
+    change_similarity: float,
+) -> int | None:
+    """Index into ``active`` (same category and speaker, oldest first) of the statement ``new``
+    retires, or None (module docstring). Ties go to the most recent."""
+    best, best_sim = None, -1.0
+    for i, (old, vec) in enumerate(active):
+        if old.category != new.category:
+            continue
+        sim = float(np.dot(new_vector, vec))
+        if sim >= best_sim:
+            best, best_sim = i, sim
+    if best is None:
+        return None
+    old = active[best][0]
+    if best_sim >= restate_similarity:
+        return best
+    if best_sim >= change_similarity and (new.change or new.negated != old.negated):
+        return best
+    return None

@@ -1,0 +1,368 @@
+"""Writing a batch of prepared memories: one transaction per session (or per free batch).
+
+Everything expensive (embeddings, chunks, entities, facts, gate decisions) was computed before
+the transaction opened (:mod:`pipelines.ingest.service`); here the batch is only written, each
+kind of node with one ``UNWIND`` statement: stages and the session, memories, chunks of long
+memories, entities (promoted by :mod:`pipelines.ingest.entity_graph` against the space's state,
+read in the same transaction), co-occurrences, entity and stage vectors
+(:mod:`pipelines.ingest.vectors`), facts, standing instructions and preferences with their
+supersessions (:mod:`pipelines.ingest.standing`), and the gate's merges.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from pipelines import session_documents, spaces
+from pipelines.graph import GraphStore, Tx
+from pipelines.ingest.config import IngestConfig
+from pipelines.ingest.entity_graph import Candidate, MemoryMentions, plan_entities
+from pipelines.ingest.items import Item
+from pipelines.ingest.stages import (
+    SessionSpan,
+    StageDetector,
+    StageState,
+    assign_stages,
+    stage_spans,
+)
+from pipelines.ingest.standing import Standing, supersedes
+from pipelines.ingest.vectors import group_vectors, vector_rows
+from pipelines.models.late_interaction import TOKEN_FORMAT
+
+__all__ = ["Writer"]
+
+CHUNK_ROWS_PER_STATEMENT = 256  # bounds one statement's parameters (a 2 MB memory: ~3,000)
+
+
+class Writer:
+    """Writes prepared items (module docstring). Stateless apart from its configuration."""
+
+    def __init__(self, store: GraphStore, config: IngestConfig, detector: StageDetector) -> None:
+        self.store = store
+        self.config = config
+        self.detector = detector
+
+    # ------------------------------------------------------------------ transactions
+
+    def write_session(
+        self,
+        space: str,
+        session_id: str,
+        stage: str | None,
+        items: list[Item],
+        recheck: Callable[[Tx], None],
+    ) -> dict[str, int]:
+        """One session in one transaction: the space's write lock first, then ``recheck``
+        (what already exists, again under the lock), then stages, memories and links."""
+        start = min(it.event_time for it in items)
+        end = max(it.event_time for it in items)
+        span = SessionSpan(session_id, start, end, stage)
+
+        def work(tx: Tx) -> dict[str, int]:
+            spaces.lock_for_write(tx, space)
+            recheck(tx)
+            stage_id = self._assign_stages(tx, space, [span])[session_id]
+            for it in items:
+                it.stage_id = stage_id
+            tx.run(
+                "ingest/upsert_session",
+                space=space,
+                session_id=session_id,
+                started_at=start,
+                ended_at=end,
+                stage_id=stage_id,
+            )
+            counts = self._write_items(tx, space, items)
+            kept = [it.id for it in items if it.existing or it.stored]
+            tx.run("ingest/link_next", space=space, pairs=list(pairwise(kept)))
+            if any(it.stored for it in items):
+                session_documents.refresh(
+                    tx, space, [session_id], self.config.session_document_max_memories
+                )
+            return counts
+
+        return self.store.write_tx(work)
+
+    def write_free(
+        self, space: str, items: list[Item], recheck: Callable[[Tx], None]
+    ) -> dict[str, int]:
+        """Free memories in one transaction, locked and rechecked like :meth:`write_session`."""
+        spans = [
+            SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in items
+        ]
+
+        def work(tx: Tx) -> dict[str, int]:
+            spaces.lock_for_write(tx, space)
+            recheck(tx)
+            stage_of = self._assign_stages(tx, space, spans)
+            for it in items:
+                it.stage_id = stage_of[f"memory:{it.id}"]
+            return self._write_items(tx, space, items)
+
+        return self.store.write_tx(work)
+
+    # ------------------------------------------------------------------ stages
+
+    def _assign_stages(self, tx: Tx, space: str, spans: list[SessionSpan]) -> dict[str, str]:
+        rows = tx.run("ingest/last_stage", space=space)
+        last = None
+        if rows and rows[0]["start"] is not None:
+            r = rows[0]
+            last = StageState(r["key"], r["start"].to_native(), r["end"].to_native(), r["kind"])
+        assignments = assign_stages(spans, last, self.detector)
+        extents = stage_spans(spans, assignments, last)
+        kinds = {a.stage_key: a.kind for a in assignments}
+        tx.run(
+            "ingest/upsert_stages",
+            space=space,
+            stages=[
+                {
+                    "id": key,
+                    "kind": kinds.get(key, ext.kind),
+                    "name": key.split(":", 1)[1] if ":" in key else key,
+                    "start": ext.start,
+                    "end": ext.end,
+                }
+                for key, ext in extents.items()
+            ],
+        )
+        tx.run("ingest/relink_stages", space=space)
+        return {a.session_id: a.stage_key for a in assignments}
+
+    # ------------------------------------------------------------------ items
+
+    def _write_items(self, tx: Tx, space: str, items: list[Item]) -> dict[str, int]:
+        stored = [it for it in items if it.stored]
+        counts = Counter[str]()
+        if stored:
+            counts["memories"] = self._memories(tx, space, stored)
+            counts["chunks"] = self._chunks(tx, space, stored)
+            counts.update(self._entities(tx, space, stored))
+            if self.config.stage_vectors:
+                self._stage_vectors(tx, space, stored)
+            counts.update(self._facts(tx, space, stored))
+        merges = [
+            {"target": it.gate.merge_target}
+            for it in items
+            if not it.existing and it.gate and it.gate.decision == "merged"
+        ]
+        if merges:
+            tx.run("ingest/note_restatements", space=space, merges=merges)
+            counts["merged"] = len(merges)
+        return {k: v for k, v in counts.items() if v}
+
+    def _memories(self, tx: Tx, space: str, stored: list[Item]) -> int:
+        rows = []
+        for it in stored:
+            signals = it.gate.signals if it.gate else {}
+            rows.append(
+                {
+                    "id": it.id,
+                    "text": it.text,
+                    "role": it.role,
+                    "speaker": it.speaker,
+                    "kind": it.kind,
+                    "tags": it.tags,
+                    "event_time": it.event_time,
+                    "content_hash": it.content_hash,
+                    "session_id": it.session_id,
+                    "turn_index": it.turn_index,
+                    "stage_id": it.stage_id,
+                    "heat": 1.0,
+                    "importance": float(signals.get("salience") or 0.5) if signals else 0.5,
+                    "gate": json.dumps(signals) if signals else None,
+                    "metadata": json.dumps(it.metadata, sort_keys=True) if it.metadata else None,
+                    "caption": f"{it.speaker or it.role}: {it.text[:60]}",
+                    "embedding": it.embedding.tolist() if it.embedding is not None else None,
+                    "tokens": it.tokens,
+                    "token_format": TOKEN_FORMAT if it.tokens is not None else None,
+                }
+            )
+        res = tx.run(
+            "ingest/create_memories", space=space, space_tag=spaces.fulltext_tag(space), rows=rows
+        )
+        return int(res[0]["created"]) if res else 0
+
+    def _chunks(self, tx: Tx, space: str, stored: list[Item]) -> int:
+        rows = [
+            {
+                "id": f"{it.id}#c{c.index}",
+                "memory": it.id,
+                "index": c.index,
+                "of": len(it.chunks),
+                "start": c.start,
+                "end": c.end,
+                "text": c.text,
+                "embedding": c.embedding.tolist() if c.embedding is not None else None,
+                "tokens": c.tokens,
+                "token_format": TOKEN_FORMAT if c.tokens is not None else None,
+            }
+            for it in stored
+            for c in it.chunks
+        ]
+        created = 0
+        tag = spaces.fulltext_tag(space)
+        for i in range(0, len(rows), CHUNK_ROWS_PER_STATEMENT):
+            part = rows[i : i + CHUNK_ROWS_PER_STATEMENT]
+            res = tx.run("ingest/create_chunks", space=space, space_tag=tag, rows=part)
+            created += int(res[0]["chunks"]) if res else 0
+        return created
+
+    def _entities(self, tx: Tx, space: str, stored: list[Item]) -> dict[str, int]:
+        cfg = self.config.entities
+        keys = sorted({m.key for it in stored for m in it.mentions})
+        if not keys:
+            return {}
+        state = tx.run("ingest/entity_state", space=space, keys=keys)[0]
+        known = {e["key"]: int(e["memories"]) for e in state["entities"]}
+        candidates = {
+            c["key"]: Candidate(
+                c["key"], c["memory"], int(c["count"]), int(c["sightings"]), c["seen"].to_native()
+            )
+            for c in state["candidates"]
+        }
+        plan = plan_entities(
+            [MemoryMentions(it.id, it.event_time, it.mentions) for it in stored],
+            known,
+            candidates,
+            int(state["memories"]),
+            cfg,
+        )
+        counts: dict[str, int] = {}
+        if plan.entities:
+            res = tx.run(
+                "ingest/merge_entities",
+                space=space,
+                entities=plan.entities,
+                mentions=plan.mentions,
+            )
+            counts["entities"] = len(plan.entities)
+            counts["mentions"] = int(res[0]["mentions"]) if res else 0
+        if plan.pairs:
+            tx.run(
+                "ingest/add_cooccurrence",
+                space=space,
+                pairs=[{"a": a, "b": b, "w": w} for (a, b), w in plan.pairs.items()],
+            )
+            counts["cooccurrences"] = len(plan.pairs)
+        if plan.promoted:
+            tx.run("ingest/delete_candidates", space=space, keys=plan.promoted)
+        if plan.candidates:
+            tx.run("ingest/upsert_candidates", space=space, candidates=plan.candidates)
+            counts["candidates"] = len(plan.candidates)
+        excess = int(state["candidate_count"]) + len(plan.candidates) - cfg.max_candidates
+        if excess > 0:
+            tx.run("ingest/prune_candidates", space=space, excess=excess)
+        for it in stored:  # the item reports the entities it mentions, candidates left out
+            kept = set(plan.keys_of(it.id))
+            it.mentions = [m for m in it.mentions if m.key in kept]
+        if self.config.entity_vectors and plan.entities:
+            self._entity_vectors(tx, space, stored, plan.mentions, state)
+        return counts
+
+    def _entity_vectors(
+        self,
+        tx: Tx,
+        space: str,
+        stored: list[Item],
+        mentions: Sequence[dict[str, Any]],
+        state: dict[str, Any],
+    ) -> None:
+        vectors = {it.id: it.embedding for it in stored}
+        vectors.update({c["memory"]: c["embedding"] for c in state["candidates"]})
+        current = {
+            e["key"]: (e["embedding"], int(e["embedding_n"] or 0)) for e in state["entities"]
+        }
+        additions = group_vectors((m["key"], vectors.get(m["memory"])) for m in mentions)
+        rows = vector_rows(additions, current)
+        if rows:
+            tx.run("ingest/set_entity_vectors", space=space, rows=rows)
+
+    def _stage_vectors(self, tx: Tx, space: str, stored: list[Item]) -> None:
+        additions = group_vectors((it.stage_id or "", it.embedding) for it in stored)
+        additions.pop("", None)
+        if not additions:
+            return
+        rows = tx.run("ingest/stage_vectors", space=space, ids=sorted(additions))
+        current = {r["id"]: (r["embedding"], int(r["n"])) for r in rows}
+        out = vector_rows(additions, current)
+        if out:
+            tx.run("ingest/set_stage_vectors", space=space, rows=out)
+
+    # ------------------------------------------------------------------ facts
+
+    def _facts(self, tx: Tx, space: str, stored: list[Item]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        rows = [f for it in stored for f in it.facts]
+        if rows:
+            res = tx.run("ingest/create_facts", space=space, facts=rows)
+            counts["facts"] = int(res[0]["facts"]) if res else 0
+        standing = [f for it in stored for f in it.standing]
+        if standing:
+            tx.run("ingest/create_standing", space=space, facts=standing)
+            counts["standing"] = len(standing)
+            counts["superseded"] = self._supersede_standing(tx, space, standing)
+        return counts
+
+    def _supersede_standing(self, tx: Tx, space: str, new: list[dict[str, Any]]) -> int:
+        """New statements retire the active ones they change (oldest first, in batch order)."""
+        cfg = self.config.facts
+        fresh = {f["id"] for f in new}
+        rows = tx.run(
+            "ingest/standing_active", space=space, speakers=sorted({f["speaker"] for f in new})
+        )
+        pools: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            if r["id"] not in fresh:
+                pools.setdefault(r["speaker"], []).append(dict(r))
+        retired = 0
+        now = datetime.now(UTC)
+        for f in new:
+            pool = pools.setdefault(f["speaker"], [])
+            idx = supersedes(
+                _standing(f),
+                np.asarray(f["embedding"], dtype=np.float32),
+                [(_standing(p), np.asarray(p["embedding"], dtype=np.float32)) for p in pool],
+                cfg.restate_similarity,
+                cfg.change_similarity,
+            )
+            if idx is not None:
+                old = pool.pop(idx)
+                tx.run(
+                    "consolidate/supersede_fact",
+                    space=space,
+                    older=old["id"],
+                    newer=f["id"],
+                    id=str(uuid.uuid4()),
+                    reason=f"{f['category']} changed: {f['text']!r} replaces {old['text']!r}",
+                    now=now,
+                    by="ingest",
+                    rule="standing-update",
+                    attribute=f["category"],
+                    old_value=old["text"],
+                    new_value=f["text"],
+                    older_memory=old["source_id"],
+                    newer_memory=f["source_id"],
+                )
+                retired += 1
+            pool.append(f)
+        return retired
+
+
+def _standing(row: dict[str, Any]) -> Standing:
+    return Standing(
+        row["category"],
+        row["text"],
+        str(row.get("rule") or ""),
+        float(row.get("confidence") or 0.0),
+        bool(row.get("change")),
+        bool(row.get("negated")),
+    )

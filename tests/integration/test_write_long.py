@@ -1,0 +1,159 @@
+"""Memories of any length: a 2 MB memory stored verbatim, indexed as chunks in its own space,
+found by a sentence from its middle, and erased with its chunks (real Neo4j, real models)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from pipelines import spaces
+from pipelines.ingest.chunking import blocks
+from pipelines.ingest.text import embedding_input
+from pipelines.spaces import fulltext_tag
+
+NEEDLE = (
+    "Bartholomew the lighthouse keeper counted four hundred and seventeen zebra-striped "
+    "seagulls on the northern breakwater every foggy Tuesday."
+)
+
+
+TOPICS = [
+    ("warehouse", "pallets of flour, rice and canned tomatoes arrive on weekdays"),
+    ("orchestra", "the violins rehearse the second movement before the cellos join"),
+    ("compiler", "the parser builds a syntax tree that the optimiser then rewrites"),
+    ("garden", "tomato seedlings need sun, compost and water every other morning"),
+    ("railway", "the night train to Vienna waits for the connection from Munich"),
+    ("bakery", "sourdough rises overnight and is baked at dawn in the stone oven"),
+    ("hospital", "the ward rounds start at eight and the nurses update the charts"),
+    ("football", "the midfielders press high while the defenders hold a deep line"),
+]
+
+
+def long_document(target_chars: int) -> str:
+    """Varied prose, headings, lists and fenced code, about ``target_chars`` long, NEEDLE in
+    the middle (varied, as real documents are: thousands of near-identical chunks would be a
+    pathological case for any approximate vector index)."""
+    parts: list[str] = []
+    size = 0
+    i = 0
+    while size < target_chars:
+        name, sentence = TOPICS[i % len(TOPICS)]
+        block = (
+            f"## {name.title()} notes {i}\n\n"
+            f"In part {i} about the {name}, {sentence}. Entry {i * 7919 % 10007} records it.\n\n"
+            f"- {name} item {i}a\n- {name} item {i}b\n  kept for review\n\n"
+            f"```python\ndef check_{name}_{i}(x):\n    return x + {i}\n```\n\n"
+        )
+        parts.append(block)
+        size += len(block)
+        i += 1
+    middle = len(parts) // 2
+    parts.insert(middle, NEEDLE + "\n\n")
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def two_mb(client):
+    """One space holding a 2 MB memory (ingested once for the module), and a second space."""
+    own, other = f"long-{uuid.uuid4().hex[:8]}", f"long-other-{uuid.uuid4().hex[:8]}"
+    for sid in (own, other):
+        assert client.post("/v1/spaces", json={"id": sid}).status_code == 201
+    text = long_document(2_000_000)
+    r = client.post(
+        f"/v1/spaces/{own}/memories",
+        json={"memories": [{"id": "doc", "content": text, "speaker": "user", "role": "user"}]},
+    )
+    assert r.status_code == 201, r.text[:500]
+    r2 = client.post(
+        f"/v1/spaces/{other}/memories",
+        json={"memories": [{"id": "note", "content": "Seagulls on a breakwater."}]},
+    )
+    assert r2.status_code == 201
+    yield own, other, text, r.json()
+    for sid in (own, other):
+        client.delete(f"/v1/spaces/{sid}")
+
+
+def test_stored_verbatim_once_and_chunked_within_the_window(client, engine, two_mb):
+    space, _, text, body = two_mb
+    detail = client.get(f"/v1/spaces/{space}/memories/doc").json()
+    assert detail["memory"]["text"] == text
+    assert len(text) >= 2_000_000
+    assert body["items"][0]["decision"] == "stored"
+    assert body["counts"]["chunks"] > 1
+    chunks = engine.store.read("ingest/testing_chunks", space=space, memory="doc")
+    assert len(chunks) == body["counts"]["chunks"] == chunks[0]["of"]
+    embedder = engine.embedder
+    window = embedder.max_tokens - 2
+    previous_end = 0
+    for c in chunks:
+        assert c["text"] == text[c["start"] : c["end"]]  # a span of the verbatim text
+        assert previous_end <= c["start"] < c["end"]
+        assert not text[previous_end : c["start"]].strip()  # only whitespace between chunks
+        assert c["embedded"] and c["token_format"] and c["token_bytes"] > 0
+        assert c["space_tag"] == fulltext_tag(space)
+        previous_end = c["end"]
+    assert not text[previous_end:].strip()
+    inputs = [embedding_input(c["text"], "user") for c in chunks]
+    assert max(embedder.count_pieces(inputs)) <= window  # never beyond the model's window
+    # structure first: every block of the document fits the window, so every chunk starts
+    # and ends where a block does (no block is split)
+    starts = {b.start for b in blocks(text)}
+    ends = {b.end for b in blocks(text)}
+    assert all(c["start"] in starts and c["end"] in ends for c in chunks)
+
+
+def test_found_by_a_sentence_from_its_middle(engine, two_mb):
+    space, other, _, _ = two_mb
+    query = "How many zebra-striped seagulls did the lighthouse keeper count on Tuesdays?"
+    embedding = engine.embedder.encode([query])[0].tolist()
+    lucene = f'(zebra striped seagulls lighthouse) AND space_tag:"{fulltext_tag(space)}"'
+    found = engine.store.read(
+        "ingest/testing_chunk_search",
+        space=space,
+        lucene=lucene,
+        embedding=embedding,
+        fetch=100,
+        k=3,
+    )[0]
+    chunks = {
+        c["id"]: c["text"]
+        for c in engine.store.read("ingest/testing_chunks", space=space, memory="doc")
+    }
+    assert found["fulltext"] and NEEDLE in chunks[found["fulltext"][0]]
+    assert any(NEEDLE in chunks[cid] for cid in found["vector"])
+    # the other space's tag finds none of this memory's chunks
+    lucene_other = f'(zebra striped seagulls lighthouse) AND space_tag:"{fulltext_tag(other)}"'
+    elsewhere = engine.store.read(
+        "ingest/testing_chunk_search",
+        space=other,
+        lucene=lucene_other,
+        embedding=embedding,
+        fetch=200,
+        k=3,
+    )[0]
+    assert elsewhere == {"fulltext": [], "vector": []}
+
+
+def test_short_memories_have_no_chunks(engine, two_mb):
+    _, other, _, _ = two_mb
+    assert engine.store.read("ingest/testing_chunks", space=other, memory="note") == []
+    assert spaces.counts(engine.store, other)["chunks"] == 0
+
+
+def test_erasure_removes_the_chunks(client, engine):
+    space = f"long-erase-{uuid.uuid4().hex[:8]}"
+    assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+    text = long_document(60_000)
+    memories = [{"id": "a", "content": text}, {"id": "b", "content": text + " again"}]
+    r = client.post(f"/v1/spaces/{space}/memories", json={"memories": memories})
+    assert r.status_code == 201, r.text[:300]
+    assert spaces.counts(engine.store, space)["chunks"] > 2
+    deleted = client.delete(f"/v1/spaces/{space}/memories/a").json()["deleted"]
+    assert deleted["chunks"] > 1
+    assert engine.store.read("ingest/testing_chunks", space=space, memory="a") == []
+    assert engine.store.read("ingest/testing_chunks", space=space, memory="b")
+    gone = client.delete(f"/v1/spaces/{space}").json()["deleted"]
+    assert gone["chunks"] > 1
+    assert spaces.counts(engine.store, space)["chunks"] == 0
