@@ -41,8 +41,10 @@ def embedded_texts(ingestor: Any, sessions: Sequence[Any]) -> list[str]:
 
 
 def _graph_counts(engine: Any, system: Any, space: str) -> dict[str, Any]:
+    from benchmarks.cypher import statements
+
     pool = system.pool_size(space)
-    pool.update(engine.store.read("bench/space_write_stats", space=space)[0])
+    pool.update(statements(engine.store).read("space_write_stats", space=space)[0])
     return pool
 
 

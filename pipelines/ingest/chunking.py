@@ -216,11 +216,15 @@ def _pack(
                 current = None
             out.extend(_fit(text, start, end, window, tokens))
             continue
-        fits = current is not None and tokens.count(current[0], end) <= window
-        if current is not None and fits:
-            if not starts_new or 2 * tokens.count(current[0], current[1]) < window:
-                current = (current[0], end)
-                continue
+        # a unit joins the open chunk when it fits, unless it starts a new section and the
+        # open chunk is already half a window
+        if (
+            current is not None
+            and tokens.count(current[0], end) <= window
+            and (not starts_new or 2 * tokens.count(current[0], current[1]) < window)
+        ):
+            current = (current[0], end)
+            continue
         if current is not None:
             out.append(current)
         current = (start, end)

@@ -94,9 +94,13 @@ class EntityConfig(BaseModel):
     written naturally. Keep it small and unambiguous: an alias merges two keys for good."""
     batch_size: int = Field(default=128, ge=1)
     """``nlp.pipe`` batch size."""
-    segment_chars: int = Field(default=100_000, ge=1_000)
+    segment_chars: int = Field(default=20_000, ge=1_000)
     """Texts longer than this are read for entities in segments of at most this many
     characters, cut at paragraph or line breaks."""
+    pipe_chars: int = Field(default=200_000, ge=1_000)
+    """At most this many characters go through ``nlp.pipe`` at once (with at most
+    ``batch_size`` texts): spaCy's memory grows with the characters of a batch, so long
+    texts run in smaller batches than short turns."""
     skip_code_blocks: bool = True
     """Do not read fenced code blocks for entities (pasted code is not a list of names)."""
     first_sighting_labels: frozenset[str] = frozenset(

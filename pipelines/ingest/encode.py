@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from pipelines.ingest.chunking import chunk_spans
 from pipelines.ingest.config import IngestConfig
@@ -28,6 +29,7 @@ from pipelines.models.late_interaction import pack
 __all__ = ["ChunkEncoder"]
 
 _MARKERS = 2  # [CLS] and [SEP]
+_SLICE_BATCHES = 4  # model batches per slice of token vectors held at once
 
 
 class ChunkEncoder:
@@ -94,22 +96,31 @@ class ChunkEncoder:
             else:
                 inputs.append(self._input(it.text, it.speaker))
                 owners.append((it, -1))
-        vectors, tokens = self._forward(inputs)
+        vectors, packed = self._forward(inputs)
         for row, (it, j) in enumerate(owners):
-            packed = pack(tokens[row]) if tokens is not None else None
             if j < 0:
-                it.embedding, it.tokens = vectors[row], packed
+                it.embedding, it.tokens = vectors[row], packed[row]
             else:
-                it.chunks[j].embedding, it.chunks[j].tokens = vectors[row], packed
+                it.chunks[j].embedding, it.chunks[j].tokens = vectors[row], packed[row]
         for it in items:
             if it.chunks:
                 mean = np.mean([c.embedding for c in it.chunks if c.embedding is not None], axis=0)
                 it.embedding = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
                 it.tokens = it.chunks[0].tokens
 
-    def _forward(self, inputs: list[str]) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    def _forward(self, inputs: list[str]) -> tuple[npt.NDArray[np.float32], list[bytes | None]]:
+        """Sentence vectors and packed token vectors, a slice of inputs at a time: the model's
+        float token vectors (256 x 384 per text) are packed before the next slice runs, so a
+        2 MB memory's thousands of chunks never hold them all at once."""
         with_tokens = getattr(self.embedder, "encode_with_tokens", None)
-        if self.config.token_vectors and with_tokens is not None:
-            vectors, tokens = with_tokens(inputs)
-            return np.asarray(vectors, dtype=np.float32), list(tokens)
-        return np.asarray(self.embedder.encode(inputs), dtype=np.float32), None
+        if not (self.config.token_vectors and with_tokens is not None):
+            vectors = np.asarray(self.embedder.encode(inputs), dtype=np.float32)
+            return vectors, [None] * len(inputs)
+        step = max(1, self.config.embedding_batch_size) * _SLICE_BATCHES
+        parts: list[npt.NDArray[np.float32]] = []
+        packed: list[bytes | None] = []
+        for i in range(0, len(inputs), step):
+            vectors, tokens = with_tokens(inputs[i : i + step])
+            parts.append(np.asarray(vectors, dtype=np.float32))
+            packed.extend(pack(t) for t in tokens)
+        return np.concatenate(parts), packed

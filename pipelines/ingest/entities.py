@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -50,7 +50,7 @@ from pipelines.ingest.text import strip_code_blocks
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Span
+    from spacy.tokens import Doc, Span
 
 __all__ = [
     "TECH_LABEL",
@@ -423,6 +423,21 @@ def segment(text: str, max_chars: int) -> list[str]:
     return parts
 
 
+def char_batches(texts: Sequence[str], max_texts: int, max_chars: int) -> Iterator[list[str]]:
+    """Consecutive runs of ``texts`` of at most ``max_texts`` texts and ``max_chars``
+    characters (a text longer than ``max_chars`` is a run of its own)."""
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        if batch and (len(batch) >= max_texts or size + len(text) > max_chars):
+            yield batch
+            batch, size = [], 0
+        batch.append(text)
+        size += len(text)
+    if batch:
+        yield batch
+
+
 _NER_COMPONENT_FACTORIES = frozenset({"ner", "entity_ruler", "span_ruler", "beam_ner"})
 
 
@@ -476,8 +491,7 @@ class EntityExtractor:
                 owners.append(i)
                 segments.append(part)
         per_text: list[list[tuple[str, str, str]]] = [[] for _ in texts]
-        docs = self.nlp.pipe(segments, batch_size=cfg.batch_size, disable=list(self.disabled_pipes))
-        for owner, part, doc in zip(owners, segments, docs, strict=True):
+        for owner, part, doc in zip(owners, segments, self._pipe(segments), strict=True):
             for _, _, surface, kind in self._spans(part, doc.ents):
                 # Multi-line spans are NER noise, not names.
                 if "\n" in surface or "\r" in surface:
@@ -486,6 +500,14 @@ class EntityExtractor:
                 if _valid_key(key, kind, cfg):
                     per_text[owner].append((_clean_surface(surface), key, kind))
         return [merge_mentions(candidates) for candidates in per_text]
+
+    def _pipe(self, texts: Sequence[str]) -> Iterator[Doc]:
+        """``nlp.pipe`` over ``texts`` in order, in batches of at most ``batch_size`` texts
+        and ``pipe_chars`` characters (a batch holds at least one text)."""
+        cfg = self.config
+        disable = list(self.disabled_pipes)
+        for batch in char_batches(texts, cfg.batch_size, cfg.pipe_chars):
+            yield from self.nlp.pipe(batch, batch_size=len(batch), disable=disable)
 
     def _spans(self, text: str, ents: Iterable[Span]) -> list[tuple[int, int, str, str]]:
         """Resolve NER spans against rule spans (precedence in the module docstring)."""

@@ -11,6 +11,7 @@ from pipelines import spaces
 from pipelines.ingest.chunking import blocks
 from pipelines.ingest.text import embedding_input
 from pipelines.spaces import fulltext_tag
+from tests.cypher import statements
 
 NEEDLE = (
     "Bartholomew the lighthouse keeper counted four hundred and seventeen zebra-striped "
@@ -82,7 +83,7 @@ def test_stored_verbatim_once_and_chunked_within_the_window(client, engine, two_
     assert len(text) >= 2_000_000
     assert body["items"][0]["decision"] == "stored"
     assert body["counts"]["chunks"] > 1
-    chunks = engine.store.read("ingest/testing_chunks", space=space, memory="doc")
+    chunks = statements(engine.store).read("ingest/chunks", space=space, memory="doc")
     assert len(chunks) == body["counts"]["chunks"] == chunks[0]["of"]
     embedder = engine.embedder
     window = embedder.max_tokens - 2
@@ -109,8 +110,8 @@ def test_found_by_a_sentence_from_its_middle(engine, two_mb):
     query = "How many zebra-striped seagulls did the lighthouse keeper count on Tuesdays?"
     embedding = engine.embedder.encode([query])[0].tolist()
     lucene = f'(zebra striped seagulls lighthouse) AND space_tag:"{fulltext_tag(space)}"'
-    found = engine.store.read(
-        "ingest/testing_chunk_search",
+    found = statements(engine.store).read(
+        "ingest/chunk_search",
         space=space,
         lucene=lucene,
         embedding=embedding,
@@ -119,14 +120,14 @@ def test_found_by_a_sentence_from_its_middle(engine, two_mb):
     )[0]
     chunks = {
         c["id"]: c["text"]
-        for c in engine.store.read("ingest/testing_chunks", space=space, memory="doc")
+        for c in statements(engine.store).read("ingest/chunks", space=space, memory="doc")
     }
     assert found["fulltext"] and NEEDLE in chunks[found["fulltext"][0]]
     assert any(NEEDLE in chunks[cid] for cid in found["vector"])
     # the other space's tag finds none of this memory's chunks
     lucene_other = f'(zebra striped seagulls lighthouse) AND space_tag:"{fulltext_tag(other)}"'
-    elsewhere = engine.store.read(
-        "ingest/testing_chunk_search",
+    elsewhere = statements(engine.store).read(
+        "ingest/chunk_search",
         space=other,
         lucene=lucene_other,
         embedding=embedding,
@@ -138,7 +139,7 @@ def test_found_by_a_sentence_from_its_middle(engine, two_mb):
 
 def test_short_memories_have_no_chunks(engine, two_mb):
     _, other, _, _ = two_mb
-    assert engine.store.read("ingest/testing_chunks", space=other, memory="note") == []
+    assert statements(engine.store).read("ingest/chunks", space=other, memory="note") == []
     assert spaces.counts(engine.store, other)["chunks"] == 0
 
 
@@ -152,8 +153,8 @@ def test_erasure_removes_the_chunks(client, engine):
     assert spaces.counts(engine.store, space)["chunks"] > 2
     deleted = client.delete(f"/v1/spaces/{space}/memories/a").json()["deleted"]
     assert deleted["chunks"] > 1
-    assert engine.store.read("ingest/testing_chunks", space=space, memory="a") == []
-    assert engine.store.read("ingest/testing_chunks", space=space, memory="b")
+    assert statements(engine.store).read("ingest/chunks", space=space, memory="a") == []
+    assert statements(engine.store).read("ingest/chunks", space=space, memory="b")
     gone = client.delete(f"/v1/spaces/{space}").json()["deleted"]
     assert gone["chunks"] > 1
     assert spaces.counts(engine.store, space)["chunks"] == 0

@@ -21,7 +21,7 @@ def test_defaults_match_the_design() -> None:
     cfg = DEFAULT_INGEST_CONFIG
     assert cfg.gate.enabled is False  # bulk imports store everything verbatim
     assert cfg.stages.time_gap == timedelta(hours=4)
-    assert cfg.max_content_chars == 20_000
+    assert cfg.max_content_chars == 4_000_000  # a pasted file or log, stored verbatim
     assert "PERSON" in cfg.entities.keep_labels
     assert not {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"} & (
         cfg.entities.keep_labels

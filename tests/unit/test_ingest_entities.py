@@ -323,3 +323,13 @@ def test_cooccurrence_pairs_properties(memories: list[list[str]]) -> None:
     for (x, y), weight in pairs.items():
         assert x < y
         assert weight == sum(1 for m in memories if x in m and y in m)
+
+
+def test_char_batches_bound_texts_and_characters() -> None:
+    from pipelines.ingest.entities import char_batches
+
+    texts = ["a" * 5, "b" * 5, "c" * 30, "d" * 2, "e" * 2, "f" * 2]
+    batches = list(char_batches(texts, max_texts=2, max_chars=10))
+    assert [t for b in batches for t in b] == texts  # every text once, in order
+    assert batches == [["a" * 5, "b" * 5], ["c" * 30], ["d" * 2, "e" * 2], ["f" * 2]]
+    assert list(char_batches([], 4, 10)) == []

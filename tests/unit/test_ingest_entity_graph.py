@@ -33,9 +33,7 @@ def test_an_identifier_seen_once_waits_as_a_candidate() -> None:
 
 def test_a_second_sighting_promotes_and_links_the_first_memory() -> None:
     cand = Candidate("fetchweather", "a", 2, 1, T0)
-    plan = plan_entities(
-        [mem("b", m("fetchweather"), day=3)], {}, {"fetchweather": cand}, 2, CFG
-    )
+    plan = plan_entities([mem("b", m("fetchweather"), day=3)], {}, {"fetchweather": cand}, 2, CFG)
     assert plan.promoted == ["fetchweather"]
     (entity,) = plan.entities
     assert entity["memories"] == 2 and entity["count"] == 3
