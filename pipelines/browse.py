@@ -197,6 +197,8 @@ class Deleted(View):
     orphaned_entities: int
     supersessions_relinked: int = 0
     supersessions_undone: int = 0
+    chunks: int = 0
+    """Chunks of the memory (a memory longer than the embedder's window)."""
 
 
 def memory(store: GraphStore, space: str, memory_id: str) -> MemoryDetail:

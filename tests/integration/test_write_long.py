@@ -107,8 +107,9 @@ def test_stored_verbatim_once_and_chunked_within_the_window(client, engine, two_
 
 def test_found_by_a_sentence_from_its_middle(engine, two_mb):
     space, other, _, _ = two_mb
-    query = "How many zebra-striped seagulls did the lighthouse keeper count on Tuesdays?"
-    embedding = engine.embedder.encode([query])[0].tolist()
+    # the sentence itself: its chunk also holds the neighbouring blocks (about 250 word
+    # pieces in all), among thousands of chunks in the same style
+    embedding = engine.embedder.encode([NEEDLE])[0].tolist()
     lucene = f'(zebra striped seagulls lighthouse) AND space_tag:"{fulltext_tag(space)}"'
     found = statements(engine.store).read(
         "ingest/chunk_search",
@@ -116,7 +117,7 @@ def test_found_by_a_sentence_from_its_middle(engine, two_mb):
         lucene=lucene,
         embedding=embedding,
         fetch=100,
-        k=3,
+        k=10,
     )[0]
     chunks = {
         c["id"]: c["text"]
