@@ -116,7 +116,7 @@ def test_found_by_a_sentence_from_its_middle(engine, two_mb):
         space=space,
         lucene=lucene,
         embedding=embedding,
-        fetch=100,
+        fetch=1000,  # approximate search among ~3,700 chunks of one template: a wide beam
         k=10,
     )[0]
     chunks = {
