@@ -18,7 +18,9 @@ NODES: dict[str, str] = {
     "Stage": "id",
     "Session": "id",
     "Memory": "id",
+    "Chunk": "id",
     "Entity": "key",
+    "EntityCandidate": "key",
     "Fact": "id",
     "Schema": "id",
     "Merge": "id",
@@ -32,6 +34,7 @@ RELS: frozenset[tuple[str, str, str]] = frozenset(
         ("Memory", "IN_STAGE", "Stage"),
         ("Session", "IN_STAGE", "Stage"),
         ("Stage", "NEXT_STAGE", "Stage"),
+        ("Chunk", "CHUNK_OF", "Memory"),
         ("Memory", "MENTIONS", "Entity"),
         ("Entity", "CO_OCCURS", "Entity"),
         ("Fact", "EXTRACTED_FROM", "Memory"),
@@ -45,6 +48,10 @@ RELS: frozenset[tuple[str, str, str]] = frozenset(
 #: Properties that are embeddings or derived from them (left out without ``embeddings``).
 VECTOR_PROPS: dict[str, tuple[str, ...]] = {
     "Memory": ("embedding", "token_vectors", "token_format"),
+    "Chunk": ("embedding", "token_vectors", "token_format"),
+    "Entity": ("embedding", "embedding_n"),
+    "Stage": ("embedding", "embedding_n"),
+    "Fact": ("embedding",),
     "Schema": ("embedding",),
 }
 
