@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -188,7 +189,7 @@ class Ingestor:
                 session.session_id,
                 session.stage,
                 items,
-                lambda tx, items=items: self._mark_existing(space, items, "turns", tx),
+                partial(self._mark_existing, space, items, "turns"),
             )
             out.append(self._result(items, counts, session.session_id))
         return out
@@ -229,7 +230,7 @@ class Ingestor:
         with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
             self._compute(space, items, space_cfg, options, pool)
         counts = self.writer.write_free(
-            space, items, lambda tx: self._mark_existing(space, items, "memories", tx)
+            space, items, partial(self._mark_existing, space, items, "memories")
         )
         return self._result(items, counts, None)
 
@@ -309,9 +310,7 @@ class Ingestor:
         self._check_unique_ids(items, prefix)
         return items
 
-    def _mark_existing(
-        self, space: str, items: list[Item], fld: str, tx: Tx | None = None
-    ) -> None:
+    def _mark_existing(self, space: str, items: list[Item], fld: str, tx: Tx | None = None) -> None:
         """Mark items stored with the same content ``unchanged`` (:class:`Conflict` for other
         content); again inside the transaction, under the space's write lock."""
         ids = [it.id for it in items]
@@ -396,86 +395,6 @@ class Ingestor:
             it.gate = decide(signals, cfg, force=options.force)
             if it.gate.decision == "stored":
                 accepted.append((it, it.embedding))
-
-    # ------------------------------------------------------------------ stages
-
-    def _last_stage(self, tx: Tx, space: str) -> StageState | None:
-        rows = tx.run("ingest/last_stage", space=space)
-        if not rows or rows[0]["start"] is None:
-            return None
-        r = rows[0]
-        return StageState(r["key"], r["start"].to_native(), r["end"].to_native(), r["kind"])
-
-    def _assign_stages(self, tx: Tx, space: str, spans: list[SessionSpan]) -> dict[str, str]:
-        last = self._last_stage(tx, space)
-        assignments = assign_stages(spans, last, self.detector)
-        extents = stage_spans(spans, assignments, last)
-        kinds = {a.stage_key: a.kind for a in assignments}
-        tx.run(
-            "ingest/upsert_stages",
-            space=space,
-            stages=[
-                {
-                    "id": key,
-                    "kind": kinds.get(key, ext.kind),
-                    "name": key.split(":", 1)[1] if ":" in key else key,
-                    "start": ext.start,
-                    "end": ext.end,
-                }
-                for key, ext in extents.items()
-            ],
-        )
-        tx.run("ingest/relink_stages", space=space)
-        return {a.session_id: a.stage_key for a in assignments}
-
-    # ------------------------------------------------------------------ writing
-
-    def _write_session(self, space: str, session: SessionIn, items: list[Item]) -> IngestResult:
-        start = min(it.event_time for it in items)
-        end = max(it.event_time for it in items)
-        span = SessionSpan(session.session_id, start, end, session.stage)
-
-        def work(tx: Tx) -> dict[str, int]:
-            spaces.lock_for_write(tx, space)
-            self._mark_existing(space, items, "turns", tx)
-            stage_id = self._assign_stages(tx, space, [span])[session.session_id]
-            for it in items:
-                it.stage_id = stage_id
-            tx.run(
-                "ingest/upsert_session",
-                space=space,
-                session_id=session.session_id,
-                started_at=start,
-                ended_at=end,
-                stage_id=stage_id,
-            )
-            counts = self._write_items(tx, space, items)
-            kept = [it.id for it in items if it.existing or self._stored(it)]
-            tx.run("ingest/link_next", space=space, pairs=list(pairwise(kept)))
-            if any(self._stored(it) for it in items):
-                session_documents.refresh(
-                    tx, space, [session.session_id], self.config.session_document_max_memories
-                )
-            return counts
-
-        counts = self.engine.store.write_tx(work)
-        return self._result(items, counts, session.session_id)
-
-    def _write_free(self, space: str, items: list[Item]) -> IngestResult:
-        spans = [
-            SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in items
-        ]
-
-        def work(tx: Tx) -> dict[str, int]:
-            spaces.lock_for_write(tx, space)
-            self._mark_existing(space, items, "memories", tx)
-            stage_of = self._assign_stages(tx, space, spans)
-            for it in items:
-                it.stage_id = stage_of[f"memory:{it.id}"]
-            return self._write_items(tx, space, items)
-
-        counts = self.engine.store.write_tx(work)
-        return self._result(items, counts, None)
 
     @staticmethod
     def _result(items: list[Item], counts: dict[str, int], session_id: str | None) -> IngestResult:
