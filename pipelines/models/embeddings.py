@@ -158,18 +158,7 @@ class SentenceTransformerEmbedder:
         return [[(int(a), int(b)) for a, b in offsets] for offsets in enc["offset_mapping"]]
 
     def count_pieces(self, texts: Sequence[str]) -> list[int]:
-        if not texts:
-            return []
-        with self._piece_lock:
-            enc = self._piece_tokenizer(
-                list(texts),
-                add_special_tokens=False,
-                return_attention_mask=False,
-                return_token_type_ids=False,
-                truncation=False,
-                verbose=False,
-            )
-        return [len(ids) for ids in enc["input_ids"]]
+        return [len(offsets) for offsets in self.piece_offsets(texts)]
 
     def encode_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
         """The sentence vectors of :meth:`encode` and, from the same forward pass, each
