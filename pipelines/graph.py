@@ -7,8 +7,6 @@ adds transactions, routing and a clear error when the database cannot be reached
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,72 +15,16 @@ from typing import Any, TypeVar
 
 import neo4j
 import neo4j.graph
-from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
-from neo4j.exceptions import (
-    ConnectionAcquisitionTimeoutError,
-    ServiceUnavailable,
-    SessionExpired,
-    TransientError,
-)
+from neo4j import READ_ACCESS, WRITE_ACCESS, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import ServiceUnavailable
 
 import cypher
+from pipelines.graph_faults import Breaker, GraphUnavailable
+
+__all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
-
-
-class GraphUnavailable(RuntimeError):
-    """Neo4j cannot be reached, or is too busy to answer now (a 503 with Retry-After); the
-    message says which."""
-
-
-_UNREACHABLE = (ServiceUnavailable, SessionExpired)
-_BUSY = (ConnectionAcquisitionTimeoutError, TransientError)
-
-
-class _Breaker:
-    """Fail fast while Neo4j is down: after a call found it unreachable, calls raise
-    :class:`GraphUnavailable` at once; every ``backoff`` seconds one of them first probes
-    Neo4j (one connection attempt, no retries) and goes through when it answers."""
-
-    def __init__(self, uri: str, backoff: float, probe: Callable[[], None]) -> None:
-        self.uri = uri
-        self.backoff = backoff
-        self._probe_once = probe
-        self._open_until = 0.0  # 0: closed
-        self._probe = threading.Lock()
-
-    def _reopen(self, exc: BaseException) -> GraphUnavailable:
-        self._open_until = time.monotonic() + self.backoff
-        return GraphUnavailable(f"Neo4j is not reachable at {self.uri}: {exc}")
-
-    @contextmanager
-    def guard(self) -> Iterator[None]:
-        probing = False
-        if self._open_until:
-            if time.monotonic() < self._open_until or not self._probe.acquire(blocking=False):
-                raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
-            probing = True
-            try:
-                self._probe_once()
-            except (*_UNREACHABLE, OSError) as exc:
-                self._probe.release()
-                raise self._reopen(exc) from exc
-        try:
-            yield
-        except _UNREACHABLE as exc:
-            raise self._reopen(exc) from exc
-        except _BUSY as exc:
-            self._open_until = 0.0
-            raise GraphUnavailable(f"Neo4j is busy ({type(exc).__name__}): {exc}") from exc
-        except BaseException:
-            self._open_until = 0.0  # it answered (the error is the caller's)
-            raise
-        else:
-            self._open_until = 0.0
-        finally:
-            if probing:
-                self._probe.release()
 
 
 @dataclass(frozen=True)
@@ -95,10 +37,13 @@ class GraphConfig:
     connection_timeout_s: float = 5.0
     #: The longest wait for a pooled connection (the driver's default is a minute).
     connection_acquisition_timeout_s: float = 5.0
-    #: How long the driver retries a transaction after transient errors or a lost server.
+    #: How long a transaction is retried after transient errors (never once Neo4j is known
+    #: to be unreachable: then it fails at once).
     max_transaction_retry_time_s: float = 5.0
+    #: The first delay before a retry after a transient error; each next one doubles.
+    first_retry_delay_s: float = 0.1
     #: After Neo4j was found unreachable, calls fail at once this long (then one probes).
-    unavailable_backoff_s: float = 1.0
+    unavailable_backoff_s: float = 0.5
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -195,7 +140,7 @@ class GraphStore:
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
-        self._breaker = _Breaker(
+        self._breaker = Breaker(
             config.uri, config.unavailable_backoff_s, self.driver.verify_connectivity
         )
 
@@ -227,35 +172,40 @@ class GraphStore:
                 f"Neo4j is not reachable at {self.config.uri}: {exc}. Start it with `make neo4j`."
             ) from exc
 
-    def _execute(
-        self, statement: str, params: Mapping[str, Any], routing: RoutingControl
-    ) -> list[Row]:
-        with self._breaker.guard():
-            records, _, _ = self.driver.execute_query(
-                self._statements(statement),
-                dict(params),
-                database_=self.config.database,
-                routing_=routing,
-            )
-        return [_row(r) for r in records]
+    def _transaction(self, work: Callable[[Tx], T], mode: str) -> T:
+        """``work`` in one explicit transaction, retried by the breaker (not the driver)."""
+
+        def attempt() -> T:
+            db = self.config.database
+            with (
+                self.driver.session(database=db, default_access_mode=mode) as s,
+                s.begin_transaction() as tx,
+            ):
+                result = work(Tx(tx, self._statements))
+                tx.commit()
+                return result
+
+        c = self.config
+        return self._breaker.run(attempt, c.max_transaction_retry_time_s, c.first_retry_delay_s)
+
+    def _execute(self, statement: str, params: Mapping[str, Any], mode: str) -> list[Row]:
+        return self._transaction(lambda tx: tx.run(statement, **params), mode)
 
     def read(self, statement: str, /, **params: Any) -> list[Row]:
         """Run a read-only statement in its own auto-retried transaction."""
-        return self._execute(statement, params, RoutingControl.READ)
+        return self._execute(statement, params, READ_ACCESS)
 
     def write(self, statement: str, /, **params: Any) -> list[Row]:
         """Run one write statement in its own auto-retried transaction."""
-        return self._execute(statement, params, RoutingControl.WRITE)
+        return self._execute(statement, params, WRITE_ACCESS)
 
     def write_tx(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in ONE write transaction (all or nothing; retried on transient errors,
         so ``work`` must be idempotent)."""
-        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
-            return s.execute_write(lambda tx: work(Tx(tx, self._statements)))
+        return self._transaction(work, WRITE_ACCESS)
 
     def read_tx(self, work: Callable[[Tx], T]) -> T:
-        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
-            return s.execute_read(lambda tx: work(Tx(tx, self._statements)))
+        return self._transaction(work, READ_ACCESS)
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
