@@ -17,7 +17,9 @@ conversations for the job trials. Every trial alternates between two modes:
 the kill until Neo4j is ready again, a probe is launched every 0.5 s (a space read, a recall, a
 one-memory write in turn) and ``/readyz`` every second; each probe's time to its answer, and
 its status, are recorded (the bar: 503 within 2 s). Once Neo4j is ready, *recovery* is the time
-until a read and a write both succeed. **API trials**: the API is restarted (its restart time is
+until a read and a write both succeed (the writers stop at the kill: the sessions they had in
+flight are what is accounted, and recovery is measured without them competing for the two
+ingest slots). **API trials**: the API is restarted (its restart time is
 reported). After a job trial, the harness posts the same job again every 5 s until it runs
 (``lease_blocked_s``, counted from the API's kill, or from Neo4j being ready again; the retries
 stop after ``--lease-wait`` s, when the stale lease is removed by the harness and the trial says
@@ -460,6 +462,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
     if target == "neo4j":
         prober = Prober(ctx.api.base_url, ctx.recorder, args.request_timeout)
         ctx.neo.kill9()
+        writers.stop.set()  # their sessions in flight are accounted; recovery is not raced
         prober.start()
         time.sleep(args.down_seconds)
         trial["neo4j_restart_s"] = round(ctx.neo.start(), 1)

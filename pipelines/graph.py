@@ -42,7 +42,7 @@ class GraphConfig:
     max_transaction_retry_time_s: float = 5.0
     #: The first delay before a retry after a transient error; each next one doubles.
     first_retry_delay_s: float = 0.1
-    #: After Neo4j was found unreachable, calls fail at once this long (then one probes).
+    #: While Neo4j is unreachable, calls fail at once and it is probed this often.
     unavailable_backoff_s: float = 0.5
 
 
@@ -140,12 +140,17 @@ class GraphStore:
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
-        self._breaker = Breaker(
-            config.uri, config.unavailable_backoff_s, self.driver.verify_connectivity
-        )
+        self._breaker = Breaker(config.uri, config.unavailable_backoff_s, self._ping)
 
     def close(self) -> None:
+        self._breaker.stop()
         self.driver.close()
+
+    def _ping(self) -> None:
+        """One query on the database, no retries (the breaker's probe)."""
+        db = self.config.database
+        with self.driver.session(database=db) as s, s.begin_transaction() as tx:
+            tx.run(cypher.load("graph/ping")).consume()
 
     def using(self, statements: Statements) -> GraphStore:
         """A store on this one's driver (not closed separately) that reads statement texts

@@ -33,60 +33,61 @@ BUSY = (ConnectionAcquisitionTimeoutError, TransientError)
 
 
 class Breaker:
-    """Fail fast while Neo4j is down: after a call found it unreachable, calls raise
-    :class:`GraphUnavailable` at once; every ``backoff`` seconds one of them first probes
-    Neo4j (one connection attempt, no retries) and goes through when it answers."""
+    """Fail fast while Neo4j is down. After a call found it unreachable the breaker is open:
+    every call raises :class:`GraphUnavailable` at once, and a background thread probes
+    Neo4j every ``backoff`` seconds (``probe``: a query on the database, so a server that
+    is still starting does not count) and closes the breaker as soon as one answers. No
+    request ever waits on a probe."""
 
     def __init__(self, uri: str, backoff: float, probe: Callable[[], None]) -> None:
         self.uri = uri
         self.backoff = backoff
         self._probe_once = probe
-        self._open_until = 0.0  # 0: closed
-        self._probe = threading.Lock()
+        self._open = False
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
 
     @property
     def is_open(self) -> bool:
-        return self._open_until != 0.0
+        return self._open
 
-    def _reopen(self, exc: BaseException) -> GraphUnavailable:
-        self._open_until = time.monotonic() + self.backoff
+    def trip(self, exc: BaseException | str) -> GraphUnavailable:
+        """Open the breaker (Neo4j was found unreachable) and start probing it."""
+        with self._lock:
+            if not self._open and not self._stopped.is_set():
+                self._open = True
+                threading.Thread(target=self._probe_until_closed, daemon=True).start()
         return GraphUnavailable(f"Neo4j is not reachable at {self.uri}: {exc}")
 
+    def _probe_until_closed(self) -> None:
+        while not self._stopped.wait(self.backoff):
+            if self.reachable():
+                with self._lock:
+                    self._open = False
+                return
+
+    def stop(self) -> None:
+        """No more probes (the store is closing)."""
+        self._stopped.set()
+
     def reachable(self) -> bool:
-        """One probe now (after a lost connection: a stale pooled one, or Neo4j gone?)."""
+        """One probe now."""
         try:
             self._probe_once()
-        except (*UNREACHABLE, OSError):
+        except Exception:  # whatever stops the probe, Neo4j did not answer it
             return False
         return True
 
     @contextmanager
     def guard(self) -> Iterator[None]:
-        probing = False
-        if self._open_until:
-            if time.monotonic() < self._open_until or not self._probe.acquire(blocking=False):
-                raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
-            probing = True
-            try:
-                self._probe_once()
-            except (*UNREACHABLE, OSError) as exc:
-                self._probe.release()
-                raise self._reopen(exc) from exc
+        if self._open:
+            raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
         try:
             yield
         except UNREACHABLE as exc:
-            raise self._reopen(exc) from exc
+            raise self.trip(exc) from exc
         except BUSY as exc:
-            self._open_until = 0.0
             raise GraphUnavailable(f"Neo4j is busy ({type(exc).__name__}): {exc}") from exc
-        except BaseException:
-            self._open_until = 0.0  # it answered (the error is the caller's)
-            raise
-        else:
-            self._open_until = 0.0
-        finally:
-            if probing:
-                self._probe.release()
 
     def run(self, attempt: Callable[[], T], retry_time: float, first_delay: float) -> T:
         """``attempt()`` (one whole transaction) under the breaker, retried while that can
@@ -100,11 +101,11 @@ class Breaker:
                 try:
                     return attempt()
                 except UNREACHABLE as exc:
-                    if not exc.is_retryable() or not self.reachable():
+                    if self._open or not exc.is_retryable() or not self.reachable():
                         raise  # the guard opens the breaker: GraphUnavailable
                     wait = 0.0
                 except (Neo4jError, DriverError) as exc:
-                    if not exc.is_retryable() or time.monotonic() + delay > give_up:
+                    if self._open or not exc.is_retryable() or time.monotonic() + delay > give_up:
                         raise
                     wait = delay * random.uniform(0.8, 1.2)
                     delay *= 2
