@@ -13,6 +13,7 @@ from app.schemas.memories import MemoriesCreate, SessionCreate
 from app.services import Services
 from mnemograph.client import AsyncClient
 from pipelines import browse, spaces
+from pipelines.assemble.blocks import neutralize_controls
 from pipelines.assemble.request import ContextRequest
 from pipelines.consolidate import history, supersede
 from pipelines.recall.request import RecallRequest
@@ -64,11 +65,7 @@ class ServicesBackend:
     async def recall(self, space: str, query: str, k: int) -> Json:
         request = RecallRequest(query=query, k=k)
         out = await anyio.to_thread.run_sync(lambda: self.s.recaller.recall(space, request))
-        hits = [
-            {"id": h.id, "content": h.content, "time": h.time.isoformat() if h.time else None,
-             "speaker": h.speaker, "session_id": h.session_id, "score": round(h.score, 4)}
-            for h in out.results
-        ]  # fmt: skip
+        hits = [_hit(h) for h in out.results]
         return {"results": hits, "abstain": out.abstain, "abstain_reason": out.abstain_reason}
 
     async def context(self, space: str, query: str, context_window: int) -> Json:
@@ -114,11 +111,7 @@ class ClientBackend:
 
     async def recall(self, space: str, query: str, k: int) -> Json:
         out = await self.c.recall(space, query, k=k)
-        hits = [
-            {"id": h.id, "content": h.content, "time": h.time.isoformat() if h.time else None,
-             "speaker": h.speaker, "session_id": h.session_id, "score": round(h.score, 4)}
-            for h in out.results
-        ]  # fmt: skip
+        hits = [_hit(h) for h in out.results]
         return {"results": hits, "abstain": out.abstain, "abstain_reason": out.abstain_reason}
 
     async def context(self, space: str, query: str, context_window: int) -> Json:
@@ -132,6 +125,19 @@ class ClientBackend:
     async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json:
         out = await self.c.supersede(space, memory_id, reason=reason, content=content)
         return {"superseded": out.older, "by": out.newer, "reason": out.reason}
+
+
+def _hit(h: Any) -> Json:
+    """One recall hit for a model: stored text with its control and bidirectional characters
+    shown as ``&#x..;`` entities (as in /context prompts), never passed through."""
+    return {
+        "id": h.id,
+        "content": neutralize_controls(h.content),
+        "time": h.time.isoformat() if h.time else None,
+        "speaker": neutralize_controls(h.speaker) if h.speaker else h.speaker,
+        "session_id": h.session_id,
+        "score": round(h.score, 4),
+    }
 
 
 def _ingested(ids: list[str], items: list[Any], counts: dict[str, int]) -> Json:

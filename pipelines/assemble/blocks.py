@@ -39,6 +39,10 @@ Escaping (:func:`escape_content`) guarantees that, whatever the stored text:
 * every line break is a ``\\n`` (``\\r``, form feeds, Unicode line separators,
   ... are normalised), so "line start" means the same thing to us, to Python's
   ``splitlines`` and to the reader;
+* it holds no control character other than ``\\n`` and ``\\t`` (C0, DEL, C1: an ANSI
+  escape sequence loses its ESC) and no bidirectional embedding, override, isolate or mark
+  (text cannot be made to read in another order than it is stored): each becomes the
+  visible entity ``&#x..;`` (:func:`neutralize_controls`);
 * in a record, every continuation line is indented (:data:`CONTINUATION`) and the
   head's fields escape ``[ ] |`` (and in the speaker, which starts a line, ``:``, ``#``
   and leading blanks), so only a group line starts with ``[``, only a record's own first
@@ -76,6 +80,7 @@ __all__ = [
     "escape_record_content",
     "group_records",
     "indent_continuations",
+    "neutralize_controls",
     "normalize_newlines",
     "parse_blocks",
     "parse_records",
@@ -123,6 +128,20 @@ _BLOCK_RE = re.compile(
 )
 
 
+# C0 controls but \t and \n (the other line breaks are normalised first), DEL, C1, and the
+# bidirectional controls: marks, embeddings, overrides, isolates.
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The entities escaping makes (controls, look-alikes of "<"); any other "&" is "&amp;".
+_ENTITY = re.compile(r"&#x([0-9a-f]{1,4});")
+
+
+def neutralize_controls(text: str) -> str:
+    """Every control and bidirectional-control character of ``text`` (see the module
+    docstring) as the visible entity ``&#x..;``: stored text stays verbatim, what a reader
+    model or a terminal is shown cannot hide, recolour or reorder anything."""
+    return _CONTROLS.sub(lambda m: f"&#x{ord(m.group()):x};", text)
+
+
 def normalize_newlines(text: str) -> str:
     """Map every line boundary ``str.splitlines`` knows to ``\\n``."""
     return _LINE_BREAKS.sub("\n", text)
@@ -147,13 +166,13 @@ def escape_content(text: str) -> str:
     text = normalize_newlines(text)
     text = text.replace("&", "&amp;")
     text = text.replace("<", "&lt;").replace("\uff1c", "&#xff1c;").replace("\ufe64", "&#xfe64;")
-    return defang_line_starts(text)
+    return defang_line_starts(neutralize_controls(text))
 
 
 def unescape_content(text: str) -> str:
     """Inverse of :func:`escape_content` (up to line-break normalisation)."""
     text = _ESCAPED_HEADER.sub(r"\1\2", text)
-    text = text.replace("&lt;", "<").replace("&#xff1c;", "\uff1c").replace("&#xfe64;", "\ufe64")
+    text = _ENTITY.sub(lambda m: chr(int(m.group(1), 16)), text).replace("&lt;", "<")
     return text.replace("&amp;", "&")
 
 

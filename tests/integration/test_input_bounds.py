@@ -37,3 +37,22 @@ def test_a_lone_surrogate_in_content_is_a_422(client: TestClient, space: str) ->
     )
     assert r.status_code == 422, r.text
     assert r.json()["error"]["field"].startswith("memories.0.content"), r.text
+
+
+def test_control_and_bidi_characters_are_stored_verbatim_and_neutralised_in_prompts(
+    client: TestClient, space: str
+) -> None:
+    hostile = "The vault code is 4417 \x1b[2J\x1b[31m\x07 \u202eevil\u202c \u2066x\u2069 \x9b\x00"
+    body = {"memories": [{"id": "h1", "content": hostile, "speaker": "Eve\u202e"}]}
+    assert client.post(f"/v1/spaces/{space}/memories", json=body).status_code == 201
+    stored = client.get(f"/v1/spaces/{space}/memories/h1").json()
+    assert stored["memory"]["text"] == hostile  # stored text stays verbatim
+    ask = {"query": "what is the vault code?", "context_window": 2000}
+    r = client.post(f"/v1/spaces/{space}/context", json=ask)
+    assert r.status_code == 200, r.text
+    prompt = r.json()["prompt"]
+    assert "4417" in prompt
+    for char in "\x1b\x07\x9b\x00\u202e\u202c\u2066\u2069":
+        assert char not in prompt, repr(char)
+    assert "&#x1b;[2J&#x1b;[31m&#x7;" in prompt and "&#x202e;evil&#x202c;" in prompt
+    assert "Eve&#x202e;" in prompt

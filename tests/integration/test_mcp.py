@@ -55,6 +55,14 @@ async def _round_trip(mcp: Client, space: str | None) -> None:
     assert fixed["superseded"] == top["id"]
     again = _data(await mcp.call_tool("recall", {"query": "staging database Postgres", **extra}))
     assert top["id"] not in [h["id"] for h in again["results"]]
+    # control and bidirectional characters reach the model as visible entities
+    sneaky = "The deploy window is Friday \x1b[2J\u202eyadnoM\u202c"
+    await mcp.call_tool("remember", {"content": sneaky, **extra})
+    shown = _data(await mcp.call_tool("recall", {"query": "deploy window", **extra}))
+    text = next(h["content"] for h in shown["results"] if "deploy window" in h["content"])
+    assert text == "The deploy window is Friday &#x1b;[2J&#x202e;yadnoM&#x202c;"
+    ctx = _data(await mcp.call_tool("context", {"query": "deploy window", **extra}))
+    assert "&#x202e;yadnoM" in ctx["prompt"] and "\u202e" not in ctx["prompt"]
     gone = _data(await mcp.call_tool("forget", {"memory_id": fixed["by"], **extra}))
     assert gone["deleted"]["memories"] == 1
     # bad arguments come back as tool errors naming the field, never as crashes

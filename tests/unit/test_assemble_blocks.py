@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,6 +31,8 @@ from pipelines.assemble.blocks import (
 from pipelines.assemble.sections import SectionKind, render_memory_section
 from pipelines.assemble.warning import BANNER_HEADER
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
 # Text biased towards things an attacker would try, plus arbitrary Unicode.
 _hostile = st.one_of(
     st.text(),
@@ -55,6 +59,16 @@ _hostile = st.one_of(
                 "\x1c",
                 "\x0c",
                 " ",
+                "\x1b[2J\x1b[31m",
+                "\x00",
+                "\x07",
+                "\x9b",
+                "\x7f",
+                "\u202e",
+                "\u2066",
+                "\u200f#",
+                "&#x1b;",
+                "&#x202e;",
             ]
         ),
         max_size=30,
@@ -82,6 +96,8 @@ def test_block_has_one_opening_one_closing_and_no_header_lines(
     # No content line can pose as a section header or as the truncation banner.
     assert not any(line.lstrip().startswith("#") for line in lines[1:-1])
     assert not any(line.startswith(BANNER_HEADER) for line in lines)
+    # No control character but newline and tab, no bidirectional control.
+    assert not _CONTROLS.search(block)
     # The block parses back to exactly itself, and escaping is reversible.
     (parsed,) = parse_blocks(block)
     assert (parsed.start, parsed.end) == (0, len(block))
@@ -207,3 +223,13 @@ def test_render_block_rejects_unknown_tags_and_bad_attribute_names() -> None:
         render_block("script", {}, "x")
     with pytest.raises(ValueError, match="attribute"):
         render_block("m", {"bad name": "x"}, "x")
+
+
+def test_control_and_bidi_characters_are_shown_as_entities_never_passed_through() -> None:
+    hostile = "red \x1b[31mALERT\x1b[0m \x00\x07 \u202egnp.exe\u202c tab\tok \x9b"
+    line = render_memory_line(MemoryRecord("m1", hostile, "Bob\u202e", "2024", None))
+    assert line == (
+        "Bob&#x202e;: red &#x1b;[31mALERT&#x1b;[0m &#x0;&#x7; &#x202e;gnp.exe&#x202c; "
+        "tab\tok &#x9b;"
+    )
+    assert unescape_record_content(line.split(": ", 1)[1]) == hostile
