@@ -38,6 +38,14 @@ def require_key(request: Request) -> None:
         raise HTTPException(403, f"this API key may not access space {space!r}")
 
 
+def require_key_for_health(request: Request) -> None:
+    """Dependency of /readyz and /metrics: a key when ``health_requires_key`` is on (and keys
+    are set); otherwise open, as a probe from the orchestrator expects."""
+    settings: Settings = request.app.state.settings
+    if settings.health_requires_key:
+        require_key(request)
+
+
 def allowed_spaces(request: Request) -> frozenset[str] | None:
     """The spaces the caller's key is limited to (None: all)."""
     key: ApiKey | None = getattr(request.state, "api_key", None)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
+from fastapi_offline import FastAPIOffline
 
 from app import errors
 from app.admission import Admission
@@ -49,7 +50,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         finally:
             services.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc load their assets from the package, not a CDN
         title="Mnemograph",
         version="0.1.0",
         description="Long-term memory for AI agents on Neo4j + Graph Data Science.",

@@ -38,6 +38,11 @@ class Settings(BaseSettings):
         description="Bearer keys, ';'-separated; 'key:space1,space2' limits a key to spaces. "
         "Empty: no auth (only allowed on a loopback address).",
     )
+    health_requires_key: bool = Field(
+        False,
+        description="With API keys set, /readyz and /metrics require one too (/healthz never "
+        "does: a liveness check must always answer).",
+    )
     allow_unauthenticated_remote: bool = Field(
         False, description="Allow binding a non-loopback address without API keys."
     )

@@ -3,9 +3,10 @@ services once they exist."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from app.auth import require_key_for_health
 from app.observability.instrument import JobRunCollector, instrument
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestMiddleware
@@ -24,7 +25,7 @@ def install(app: FastAPI) -> Metrics:
     metrics.registry.register(JobRunCollector(store))
     app.add_middleware(RequestMiddleware, metrics=metrics)
 
-    @app.get("/metrics", include_in_schema=False)
+    @app.get("/metrics", include_in_schema=False, dependencies=[Depends(require_key_for_health)])
     def prometheus(_: Request) -> Response:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 

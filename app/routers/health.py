@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from app.auth import require_key_for_health
 from app.services import Services
 from pipelines.browser import browser_status
 
@@ -24,7 +26,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", dependencies=[Depends(require_key_for_health)])
 async def readyz(request: Request) -> JSONResponse:
     """Readiness: Neo4j and GDS versions, index states, each model's readiness, where Neo4j
     serves Browser; 503 until ready. Answered within a few seconds whatever Neo4j does."""
@@ -47,4 +49,20 @@ async def readyz(request: Request) -> JSONResponse:
 def _readiness(services: Services) -> dict[str, Any]:
     body = services.engine.readiness()
     body["browser"] = browser_status(services.engine.store)
-    return body
+    return {k: _without_paths(v) for k, v in body.items()}
+
+
+# An absolute file path (two or more parts), not part of a URL ("http://host/x" stays).
+_PATH = re.compile(r"(?<![\w:/.~-])(?:~/|/)(?:[\w.@+-]+/)+([\w.@+-]*)")
+
+
+def _without_paths(value: Any) -> Any:
+    """The readiness document with every local file path cut to its last part ("…/name"):
+    the server's layout is nobody's business (the start-up log has it in full)."""
+    if isinstance(value, str):
+        return _PATH.sub(lambda m: f"…/{m.group(1)}", value)
+    if isinstance(value, dict):
+        return {k: _without_paths(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_paths(v) for v in value]
+    return value

@@ -49,6 +49,7 @@ JobName = Literal[
 class JobRequest(StrictModel):
     dry_run: bool | None = Field(
         None,
+        strict=True,
         description="Report what would change without changing anything. Default: false, "
         "except for retention (a dry run unless false is sent).",
     )

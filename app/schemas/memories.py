@@ -43,9 +43,13 @@ ID = Field(None, min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$"
 
 class GateOptions(StrictModel):
     gate: bool | None = Field(
-        None, description="Run the encoding gate (default: the space's setting, off by default)."
+        None,
+        strict=True,
+        description="Run the encoding gate (default: the space's setting, off by default).",
     )
-    force: bool = Field(False, description="Bypass the gate: store every item verbatim.")
+    force: bool = Field(
+        False, strict=True, description="Bypass the gate: store every item verbatim."
+    )
 
     def options(self) -> IngestOptions:
         return IngestOptions(gate=self.gate, force=self.force)

@@ -58,6 +58,10 @@ def _invalid(message: str) -> PydanticCustomError:
     return PydanticCustomError("invalid_value", message)
 
 
+#: Template slot priorities lie within +-this.
+MAX_PRIORITY = 1000
+
+
 class TemplateSlot(BaseModel):
     """A caller-supplied prompt section (system prompt, recent messages, ...), placed before
     the context in the order given.  Trusted text: it is not escaped."""
@@ -73,6 +77,8 @@ class TemplateSlot(BaseModel):
     content: str = Field(description="Trusted text of the slot (system prompt, recent turns).")
     priority: int = Field(
         strict=True,
+        ge=-MAX_PRIORITY,
+        le=MAX_PRIORITY,
         description="Lower = more important = condensed last. The query has 0, the context "
         "sections 1 (current stage), 2 (related prior context), 3 (stage summaries).",
     )
@@ -102,10 +108,20 @@ class ContextRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    query: str = Field(description="The agent's next question or task.")
-    context_window: int = Field(strict=True, description="Tokens of the reader model's window.")
+    query: str = Field(
+        description=f"The agent's next question or task (not blank, at most {_MAX_QUERY_CHARS} "
+        "characters).",
+        json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS},
+    )
+    context_window: int = Field(
+        strict=True,
+        description=f"Tokens of the reader model's window ({MIN_CONTEXT_WINDOW} to "
+        f"{MAX_CONTEXT_WINDOW}).",
+        json_schema_extra={"minimum": MIN_CONTEXT_WINDOW, "maximum": MAX_CONTEXT_WINDOW},
+    )
     headroom: float = Field(
         0.75,
+        strict=True,
         gt=0.0,
         le=1.0,
         allow_inf_nan=False,
@@ -123,8 +139,10 @@ class ContextRequest(BaseModel):
     )
     as_of: datetime | None = Field(None, description="Assemble the context as it was then.")
     now: datetime | None = Field(None, description="Question time (default: as_of, or now).")
-    include_superseded: bool = False
-    explain: bool = Field(False, description="Per-item scores and stage-inference evidence.")
+    include_superseded: bool = Field(False, strict=True)
+    explain: bool = Field(
+        False, strict=True, description="Per-item scores and stage-inference evidence."
+    )
 
     @field_validator("query")
     @classmethod

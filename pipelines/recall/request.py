@@ -24,6 +24,8 @@ DEFAULT_K = 10
 MAX_QUERY_CHARS = 2_000
 #: Candidates selection may consider (``oversample``), at most.
 MAX_OVERSAMPLE = 1_000
+#: The longest time budget a recall may ask for (ms).
+MAX_DEADLINE_MS = 60_000
 
 ResultOrder = Literal["relevance", "time", "auto"]
 #: The presets a request can name (:data:`pipelines.recall.presets.PRESETS`): ``full`` (the
@@ -79,17 +81,25 @@ class RecallRequest(_Frozen):
         f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters.",
         json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS},
     )
-    k: int = Field(DEFAULT_K, ge=MIN_K, le=MAX_K, description="Results wanted.")
+    k: int = Field(DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted.")
     filters: RecallFilters = Field(default_factory=RecallFilters)
-    include_superseded: bool = Field(False, description="Also return superseded memories.")
-    explain: bool = Field(False, description="Per-signal ranks and scores for every result.")
+    include_superseded: bool = Field(
+        False, strict=True, description="Also return superseded memories."
+    )
+    explain: bool = Field(
+        False, strict=True, description="Per-signal ranks and scores for every result."
+    )
     deadline_ms: int | None = Field(
         None,
+        strict=True,
         ge=1,
+        le=MAX_DEADLINE_MS,
         description="Time budget: optional steps are skipped once it has passed and the "
         "response says complete=false.",
     )
-    touch: bool = Field(True, description="Count this read as an access (heat); false: no writes.")
+    touch: bool = Field(
+        True, strict=True, description="Count this read as an access (heat); false: no writes."
+    )
     now: datetime | None = Field(
         None, description="Question time for 'last March', 'recently'... Default: now."
     )
@@ -100,6 +110,8 @@ class RecallRequest(_Frozen):
     )
     oversample: int | None = Field(
         None,
+        strict=True,
+        ge=1,
         le=MAX_OVERSAMPLE,
         description="Candidates selection considers (at least k; default from the "
         "configuration: k times selection.oversample, at least selection.min_pool).",
@@ -112,6 +124,7 @@ class RecallRequest(_Frozen):
     )
     session_novelty: float | None = Field(
         None,
+        strict=True,
         ge=0.0,
         le=1.0,
         description="Selection charges a result whose conversation session already has a "

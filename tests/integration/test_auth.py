@@ -56,3 +56,22 @@ def test_key_parsing():
     assert [k.key for k in keys] == ["k1", "k2"]
     assert keys[0].spaces is None and keys[1].spaces == frozenset({"s1", "s2"})
     assert keys[1].allows("s1") and not keys[1].allows("s3")
+
+
+def test_health_endpoints_can_require_a_key(engine):
+    settings = Settings(
+        api_keys="admin-key", health_requires_key=True, neo4j_uri=engine.store.config.uri
+    )
+    with TestClient(create_app(settings, engine=engine)) as c:
+        assert c.get("/healthz").status_code == 200  # liveness never needs a key
+        for path in ("/readyz", "/metrics"):
+            r = c.get(path)
+            assert r.status_code == 401, (path, r.text)
+            assert r.json()["error"]["code"] == "unauthorized"
+            assert c.get(path, headers={"Authorization": "Bearer admin-key"}).status_code == 200
+
+
+def test_health_endpoints_are_open_by_default_even_with_keys(secured):
+    c, _, _ = secured
+    assert c.get("/readyz").status_code == 200
+    assert c.get("/metrics").status_code == 200

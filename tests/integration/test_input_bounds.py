@@ -56,3 +56,59 @@ def test_control_and_bidi_characters_are_stored_verbatim_and_neutralised_in_prom
         assert char not in prompt, repr(char)
     assert "&#x1b;[2J&#x1b;[31m&#x7;" in prompt and "&#x202e;evil&#x202c;" in prompt
     assert "Eve&#x202e;" in prompt
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/jobs/decay", {"dry_run": 0}, "dry_run"),
+        ("/jobs/decay", {"dry_run": "true"}, "dry_run"),
+        ("/memories", {"memories": [{"content": "x"}], "force": 1}, "force"),
+        ("/memories", {"memories": [{"content": "x"}], "gate": "yes"}, "gate"),
+        ("/recall", {"query": "x", "k": "5"}, "k"),
+        ("/recall", {"query": "x", "k": 5.0}, "k"),
+        ("/recall", {"query": "x", "touch": 0}, "touch"),
+        ("/recall", {"query": "x", "deadline_ms": 10**9}, "deadline_ms"),
+        ("/recall", {"query": "x", "oversample": -1}, "oversample"),
+        ("/context", {"query": "x", "context_window": "4000"}, "context_window"),
+        ("/context", {"query": "x", "context_window": 4000, "explain": "no"}, "explain"),
+        ("/context", {"query": "x", "context_window": 4000, "headroom": "0.5"}, "headroom"),
+        (
+            "/context",
+            {"query": "x", "context_window": 4000, "template": [{"key": "sys", "content": "s",
+                                                                  "priority": 10**12}]},
+            "template.0.priority",
+        ),
+    ],
+)  # fmt: skip
+def test_loose_types_and_out_of_range_integers_are_a_422_naming_the_field(
+    client: TestClient, space: str, path: str, body: dict[str, object], field: str
+) -> None:
+    r = client.post(f"/v1/spaces/{space}{path}", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == field, r.text
+
+
+def test_an_empty_space_id_is_a_422_not_a_random_space(client: TestClient) -> None:
+    before = client.get("/v1/spaces", params={"limit": 1000}).json()["spaces"]
+    r = client.post("/v1/spaces", json={"id": ""})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == "id"
+    assert client.get("/v1/spaces", params={"limit": 1000}).json()["spaces"] == before
+
+
+def test_readyz_names_no_local_path(client: TestClient) -> None:
+    r = client.get("/readyz")
+    assert r.status_code == 200, r.text
+    text = r.text
+    for root in ("/root/", "/home/", "/tmp/", "/work/", "/usr/", "site-packages"):
+        assert root not in text, (root, text)
+    assert r.json()["models"]  # the models are still reported, by name
+
+
+def test_docs_load_their_assets_from_the_server_not_a_cdn(client: TestClient) -> None:
+    for page, asset in (("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")):
+        html = client.get(page).text
+        assert "cdn." not in html and "https://" not in html, html
+        src = next(part.split('"')[1] for part in html.split() if asset in part)
+        assert client.get(src).status_code == 200, src
