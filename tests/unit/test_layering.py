@@ -29,12 +29,13 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 
 #: The only imports allowed between units of ``pipelines``: unit -> the units it may use.
-#: Foundations (errors, graph, models, overrides) use nothing above them; the services build
+#: Foundations (errors, graph_faults, graph, models, overrides) use nothing above them; the services build
 #: on spaces and the engine; assembly reads through recall and builds what it may build on
 #: demand (a missing schema or projection) only through ``maintenance``.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
-    "graph": frozenset(),
+    "graph_faults": frozenset(),  # the breaker and retry loop under graph
+    "graph": frozenset({"graph_faults"}),
     "models": frozenset(),
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
