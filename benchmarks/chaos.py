@@ -17,9 +17,8 @@ conversations for the job trials. Every trial alternates between two modes:
 the kill until Neo4j is ready again, a probe is launched every 0.5 s (a space read, a recall, a
 one-memory write in turn) and ``/readyz`` every second; each probe's time to its answer, and
 its status, are recorded (the bar: 503 within 2 s). Once Neo4j is ready, *recovery* is the time
-until a read and a write both succeed (the writers stop at the kill: the sessions they had in
-flight are what is accounted, and recovery is measured without them competing for the two
-ingest slots). **API trials**: the API is restarted (its restart time is
+until a read and a write both succeed (the writers pause at the kill, so recovery is measured
+without them holding both ingest slots, and resume for 1.5-4 s after it). **API trials**: the API is restarted (its restart time is
 reported). After a job trial, the harness posts the same job again every 5 s until it runs
 (``lease_blocked_s``, counted from the API's kill, or from Neo4j being ready again; the retries
 stop after ``--lease-wait`` s, when the stale lease is removed by the harness and the trial says
@@ -142,6 +141,8 @@ class Writers:
         self.recorder = recorder
         self.timeout = timeout
         self.stop = threading.Event()
+        self.running = threading.Event()  # cleared: the writers pause between sessions
+        self.running.set()
         self.attempts: list[Attempt] = []
         self.lock = threading.Lock()
         self.threads = [
@@ -165,6 +166,8 @@ class Writers:
         k = 0
         with httpx.Client(base_url=self.base_url, timeout=self.timeout) as client:
             while not self.stop.is_set():
+                if not self.running.wait(0.2):
+                    continue
                 sid = f"c{self.trial}-w{w}-s{k}-{uuid.uuid4().hex[:6]}"
                 k += 1
                 body = campaign.turns_body(sid, self._chunk(), sid)
@@ -462,7 +465,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
     if target == "neo4j":
         prober = Prober(ctx.api.base_url, ctx.recorder, args.request_timeout)
         ctx.neo.kill9()
-        writers.stop.set()  # their sessions in flight are accounted; recovery is not raced
+        writers.running.clear()  # paused until recovery is measured: it is not raced
         prober.start()
         time.sleep(args.down_seconds)
         trial["neo4j_restart_s"] = round(ctx.neo.start(), 1)
@@ -472,6 +475,8 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
         recovered, failures = wait_recovered(ctx.api.base_url, ctx.recorder, cap=120.0)
         trial["recovery_s"] = _r(recovered)
         trial["recovery_failures"] = dict(failures)
+        writers.running.set()  # sessions acknowledged after the restart are accounted too
+        time.sleep(ctx.rng.uniform(1.5, 4.0))
         prober.join()
         trial["probes"] = [
             {"kind": p.kind, "seconds": _r(p.outcome.seconds), "status": p.outcome.status}
