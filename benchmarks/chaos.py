@@ -22,7 +22,8 @@ without them holding both ingest slots, and resume for 1.5-4 s after it). **API 
 API is restarted (its restart time is reported). After a job trial, the harness posts the same
 job again every 5 s until it runs (``lease_blocked_s``, counted from the API's kill, or from
 Neo4j being ready again; the retries stop after ``--lease-wait`` s, when the stale lease is
-removed by the harness and the trial says so) and reads the killed run's status from the jobs history.
+removed by the harness and the trial says so) and reads the killed run's status from the jobs
+history.
 
 **Accounting**, after every trial and once more at the end: every turn of every session the API
 acknowledged (201) must be readable (``GET /memories/{id}``); any other session that reached the
