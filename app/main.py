@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
-from app import errors
+from app import errors, openapi
 from app.admission import Admission
 from app.auth import require_key
 from app.mcp import http as mcp_http
@@ -69,5 +69,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     for router in V1_ROUTERS:
         app.include_router(router, dependencies=[Depends(require_key)])
     mcp_http.install(app, settings)
+    openapi.install(app, settings.health_requires_key and bool(settings.parsed_api_keys))
     observability.install(app)
     return app

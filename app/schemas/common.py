@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Query
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 #: The largest ``skip`` a list accepts (Neo4j's SKIP takes a 64-bit integer; deeper pages than
 #: this are not a use of the API).
@@ -19,10 +19,16 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
 
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
+class FieldError(BaseModel):
     field: str | None = None
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Machine-readable: invalid_input, not_found, conflict, ...")
+    message: str
+    field: str | None = Field(None, description="The field at fault, when there is one.")
+    details: list[FieldError] | None = Field(None, description="Every invalid field (422).")
 
 
 class ErrorResponse(BaseModel):

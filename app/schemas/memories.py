@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from app.schemas.common import StrictModel
 from pipelines.browse import (
@@ -17,6 +18,7 @@ from pipelines.browse import (
     StageDetail,
     StageSummary,
 )
+from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.service import IngestOptions, MemoryIn, SessionIn
 from pipelines.ingest.service import TurnIn as DomainTurn
 
@@ -35,6 +37,12 @@ __all__ = [
     "StageList",
     "TurnIn",
 ]
+
+_LIMITS = DEFAULT_INGEST_CONFIG
+#: The documented request limits (the write path enforces them: a 422 naming the item).
+MAX_ITEMS = _LIMITS.max_turns_per_request
+MAX_CHARS = _LIMITS.max_content_chars
+_CONTENT: JsonDict = {"maxLength": MAX_CHARS}
 
 TurnRole = Literal["user", "assistant", "system", "tool"]
 MemoryRole = Literal["user", "assistant", "system", "tool", "note"]
@@ -60,8 +68,9 @@ class TurnIn(StrictModel):
     role: TurnRole
     speaker: str | None = Field(None, max_length=200)
     content: str = Field(
-        description="The turn, verbatim: up to 4,000,000 characters (pasted files and logs "
-        "included); longer than the embedding model's window, it is indexed as chunks."
+        description=f"The turn, verbatim: up to {MAX_CHARS:,} characters (pasted files and logs "
+        "included); longer than the embedding model's window, it is indexed as chunks.",
+        json_schema_extra=_CONTENT,
     )
     time: datetime | None = Field(None, description="ISO 8601; naive times are UTC.")
     metadata: dict[str, Any] | None = None
@@ -71,7 +80,11 @@ class SessionCreate(GateOptions):
     session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$")
     started_at: datetime | None = None
     stage: str | None = Field(None, min_length=1, max_length=200, description="Explicit stage.")
-    turns: list[TurnIn] = Field(min_length=1)
+    turns: list[TurnIn] = Field(
+        min_length=1,
+        description=f"The session's turns, in order (1 to {MAX_ITEMS:,}).",
+        json_schema_extra={"maxItems": MAX_ITEMS},
+    )
 
     def to_session(self) -> SessionIn:
         """The write path's request (its types are plain dataclasses)."""
@@ -86,8 +99,9 @@ class SessionCreate(GateOptions):
 class MemoryCreate(StrictModel):
     id: str | None = ID
     content: str = Field(
-        description="The memory, verbatim: up to 4,000,000 characters; longer than the "
-        "embedding model's window, it is indexed as chunks."
+        description=f"The memory, verbatim: up to {MAX_CHARS:,} characters; longer than the "
+        "embedding model's window, it is indexed as chunks.",
+        json_schema_extra=_CONTENT,
     )
     kind: str = Field("note", min_length=1, max_length=50)
     role: MemoryRole = "note"
@@ -99,7 +113,11 @@ class MemoryCreate(StrictModel):
 
 
 class MemoriesCreate(GateOptions):
-    memories: list[MemoryCreate] = Field(min_length=1)
+    memories: list[MemoryCreate] = Field(
+        min_length=1,
+        description=f"The memories (1 to {MAX_ITEMS:,}).",
+        json_schema_extra={"maxItems": MAX_ITEMS},
+    )
 
     def to_memories(self) -> list[MemoryIn]:
         """The write path's request (its types are plain dataclasses)."""

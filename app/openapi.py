@@ -1,0 +1,109 @@
+"""The OpenAPI document, completed: every operation lists the error statuses it can answer
+(all in the one JSON error shape, :class:`~app.schemas.common.ErrorResponse`), ``/v1`` names
+the bearer scheme, and a 503 says it carries ``Retry-After``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from app.schemas.common import ErrorResponse
+
+SCHEME = "bearerAuth"
+_ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
+_WRITES = {"post", "put", "patch", "delete"}
+#: POSTs that only read (a body too large for a query string).
+_READS = {"/v1/spaces/{space}/recall", "/v1/spaces/{space}/context"}
+#: Batches the deadline check may refuse as too large (a 413 naming the field).
+BATCH_PATHS = {
+    "/v1/spaces/{space}/sessions",
+    "/v1/spaces/{space}/memories",
+    "/v1/spaces/{space}/import",
+}
+
+_WHY = {
+    401: "No API key, or an unknown one (keys are configured).",
+    403: "The API key may not use this space.",
+    404: "The space, or the item named in the path, does not exist.",
+    409: "A conflicting write: the same id with other content, or the space is being erased.",
+    413: "The batch would not finish within the ingest deadline; split it.",
+    422: "Invalid input; `error.field` names the field.",
+    503: "Overloaded or Neo4j unavailable: retry after `Retry-After` seconds.",
+}
+
+
+def statuses(path: str, method: str, health_key: bool) -> set[int]:
+    """The error statuses an operation can answer."""
+    if path == "/readyz":
+        return {503} | ({401} if health_key else set())
+    if not path.startswith("/v1/"):
+        return set()
+    out = {401, 403, 422, 503}
+    if "{" in path:
+        out.add(404)
+    if method in _WRITES and path not in _READS:
+        out.add(409)
+    if method == "post" and path in BATCH_PATHS:
+        out.add(413)
+    return out
+
+
+def _response(status: int) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": _WHY[status],
+        "content": {"application/json": {"schema": _ERROR_REF}},
+    }
+    if status == 503:
+        out["headers"] = {
+            "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}
+        }
+    if status == 401:
+        out["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
+    return out
+
+
+def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
+    """``document`` with the error responses, the error model and the security scheme."""
+    components = document.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    model = ErrorResponse.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(model.pop("$defs", {}))
+    schemas["ErrorResponse"] = model
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    components["securitySchemes"] = {
+        SCHEME: {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key from MNEMOGRAPH_API_KEYS (none needed when unset).",
+        }
+    }
+    for path, operations in document.get("paths", {}).items():
+        for method, op in operations.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = op.setdefault("responses", {})
+            for status in sorted(statuses(path, method, health_key)):
+                responses[str(status)] = _response(status)
+            if path.startswith("/v1/") or (path == "/readyz" and health_key):
+                op["security"] = [{SCHEME: []}]
+    return document
+
+
+def install(app: FastAPI, health_key: bool) -> None:
+    """Serve the completed document (built once, on the first request for it)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            app.openapi_schema = complete(document, health_key)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
