@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +46,66 @@ class NewSpace(BaseModel):
     settings: dict[str, Any] = Field(
         default_factory=dict, description="Per-space settings, e.g. {'gate': {'enabled': true}}."
     )
+
+
+class SpacePatch(BaseModel):
+    """Changes to a space. An absent field stays as it is; ``settings`` is a JSON merge patch
+    (RFC 7396) over the stored settings: a key set to ``null`` is removed (so a section that
+    no longer validates can always be dropped), an object is merged key by key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = Field(None, max_length=2000)
+    settings: dict[str, Any] | None = Field(
+        None, description="Merge patch over the settings, e.g. {'gate': {'enabled': false}}."
+    )
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396: ``patch`` applied to ``target`` (neither is changed)."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def update(
+    store: GraphStore,
+    space: str,
+    patch: SpacePatch,
+    check_settings: Callable[[dict[str, Any]], object],
+) -> dict[str, Any]:
+    """Apply ``patch`` under the space's write lock: the new settings are the stored ones with
+    the merge patch applied, checked by ``check_settings`` (an InvalidInput naming the field)
+    before anything is written."""
+
+    def work(tx: Tx) -> dict[str, Any]:
+        lock_for_write(tx, space)
+        rows = tx.run("spaces/get_for_update", space=space)
+        if not rows:
+            raise NotFound(f"space {space!r} does not exist", field="space")
+        current = _decode(rows[0]["space"])
+        settings = current["settings"]
+        if patch.settings is not None:
+            settings = merge_patch(settings, patch.settings)
+            check_settings(settings)
+        fields = patch.model_fields_set
+        row = tx.run(
+            "spaces/update",
+            space=space,
+            name=patch.name if "name" in fields and patch.name else current["name"],
+            description=patch.description if "description" in fields else current["description"],
+            settings=json.dumps(settings, sort_keys=True),
+        )[0]
+        return _decode(row["space"])
+
+    return store.write_tx(work)
 
 
 def _decode(space: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ jobs, and the MCP server over stdio."""
 from __future__ import annotations
 
 import argparse
+import json
 
 from app.cli.output import show
 from app.mcp import stdio
@@ -33,6 +34,10 @@ def spaces(args: argparse.Namespace) -> int:
         elif args.action == "create":
             show(mg.create_space(args.space, name=args.name, description=args.description),
                  args.json)  # fmt: skip
+        elif args.action == "update":
+            settings = json.loads(args.settings) if args.settings else None
+            show(mg.update_space(args.space, name=args.name, description=args.description,
+                                 settings=settings), args.json)  # fmt: skip
         else:
             show(mg.delete_space(args.space), args.json)
     return 0
@@ -80,12 +85,13 @@ def mcp(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("spaces", help="list, create or delete spaces")
-    p.add_argument("action", choices=["list", "create", "delete"])
-    p.add_argument("space", nargs="?", help="space id (create, delete)")
+    p = sub.add_parser("spaces", help="list, create, update or delete spaces")
+    p.add_argument("action", choices=["list", "create", "update", "delete"])
+    p.add_argument("space", nargs="?", help="space id (create, update, delete)")
     p.add_argument("--name")
     p.add_argument("--description")
-    p.set_defaults(func=spaces, needs_space=("create", "delete"))
+    p.add_argument("--settings", help="update: a JSON merge patch, e.g. '{\"gate\": null}'")
+    p.set_defaults(func=spaces, needs_space=("create", "update", "delete"))
     p = sub.add_parser("recall", help="memories that answer a query")
     p.add_argument("query")
     p.add_argument("--space", required=True)

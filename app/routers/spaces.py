@@ -1,4 +1,5 @@
-"""/v1/spaces: create, list, read (with counts), delete (erases everything in the space)."""
+"""/v1/spaces: create, list, read (with counts), change (PATCH), delete (erases everything in
+the space)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from app.schemas.spaces import (
     SpaceCreated,
     SpaceDeleted,
     SpaceList,
+    SpacePatch,
 )
 from app.services import ServicesDep
 from pipelines import space_settings, spaces
@@ -48,6 +50,17 @@ def list_spaces(
 def get_space(space: str, services: ServicesDep) -> Space:
     store = services.engine.store
     data = spaces.get(store, space)
+    return Space.model_validate({**data, "counts": spaces.counts(store, space)})
+
+
+@router.patch("/{space}", response_model=Space)
+def update_space(space: str, body: SpacePatch, services: ServicesDep) -> Space:
+    """Change a space's name, description or settings. ``settings`` is a JSON merge patch over
+    the stored settings (``null`` removes a key or a whole section); the result is checked like
+    a new space's (a 422 naming the field, nothing changed), so settings that no longer
+    validate can always be fixed or dropped."""
+    store = services.engine.store
+    data = spaces.update(store, space, body, space_settings.validate)
     return Space.model_validate({**data, "counts": spaces.counts(store, space)})
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from pipelines.spaces import NewSpace
+from pipelines.spaces import NewSpace, SpacePatch
 
 __all__ = [
     "NewSpace",
@@ -16,6 +16,7 @@ __all__ = [
     "SpaceCreated",
     "SpaceDeleted",
     "SpaceList",
+    "SpacePatch",
 ]
 
 

@@ -120,6 +120,17 @@ class AsyncClient:
     ) -> models.SpaceCreated:
         return await self._one(E.create_space(space, name, description, settings))
 
+    async def update_space(
+        self,
+        space: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> models.Space:
+        """Change a space; ``settings`` is a merge patch (a ``None`` value removes that key)."""
+        return await self._one(E.update_space(space, name, description, settings))
+
     async def get_space(self, space: str) -> models.Space:
         return await self._one(E.get_space(space))
 

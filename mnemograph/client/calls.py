@@ -122,6 +122,13 @@ class Endpoints:
         return Call("POST", "/v1/spaces", models.SpaceCreated, json=payload)
 
     @staticmethod
+    def update_space(
+        space: str, name: str | None, description: str | None, settings: Mapping[str, Any] | None
+    ) -> Call[models.Space]:
+        payload = body(name=name, description=description, settings=settings)
+        return Call("PATCH", space_path(space), models.Space, json=payload)
+
+    @staticmethod
     def get_space(space: str) -> Call[models.Space]:
         return Call("GET", space_path(space), models.Space)
 

@@ -119,6 +119,17 @@ class Client:
     ) -> models.SpaceCreated:
         return self._one(E.create_space(space, name, description, settings))
 
+    def update_space(
+        self,
+        space: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> models.Space:
+        """Change a space; ``settings`` is a merge patch (a ``None`` value removes that key)."""
+        return self._one(E.update_space(space, name, description, settings))
+
     def get_space(self, space: str) -> models.Space:
         return self._one(E.get_space(space))
 

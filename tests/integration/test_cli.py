@@ -50,6 +50,9 @@ def test_cli_end_to_end(live, tmp_path: Path, capsys):
     assert code == 0 and json.loads(out)["turns"] == 2
     code, out = run(capsys, "ingest", str(messages), "--space", space, "--quiet", "--json", *url)
     assert code == 0 and json.loads(out)["sessions"] == 2
+    patch = ("--settings", '{"gate": {"enabled": false}}', "--name", "CLI", "--json")
+    code, out = run(capsys, "spaces", "update", space, *patch, *url)
+    assert code == 0 and json.loads(out)["settings"] == {"gate": {"enabled": False}}
     code, out = run(capsys, "spaces", "list", *url)
     assert code == 0 and space in out and out.splitlines()[0].startswith("ID")
     code, out = run(capsys, "recall", "When is the launch?", "--space", space, "--json", *url)

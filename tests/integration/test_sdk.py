@@ -73,6 +73,10 @@ def test_round_trip(live):
         created = mg.create_space(space, name="SDK test")
         assert created.created and created.id == space
         assert mg.create_space(space).created is False
+        changed = mg.update_space(space, settings={"gate": {"enabled": True, "threshold": 0.2}})
+        assert changed.settings == {"gate": {"enabled": True, "threshold": 0.2}}
+        changed = mg.update_space(space, name="SDK", settings={"gate": None})
+        assert (changed.name, changed.settings) == ("SDK", {})
         ingest = mg.add_session(space, SESSION)
         assert ingest.counts["memories"] == 3 and len(ingest.memory_ids) == 3
         note = mg.add_memories(space, [{"content": "The ledger must be audited yearly."}])
