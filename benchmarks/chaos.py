@@ -46,6 +46,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -356,7 +357,7 @@ class JobCall:
 
 
 def wait_job_runs_again(
-    ctx: Context, trial_started_wall: str, cap: float, since: float
+    ctx: Context, trial_started_wall: str, kill_wall: str, cap: float, since: float
 ) -> dict[str, Any]:
     """Post the job every 5 s until it runs (seconds counted from ``since``: the API's kill, or
     Neo4j ready again); then read the killed run's status."""
@@ -381,14 +382,16 @@ def wait_job_runs_again(
     killed = [
         r
         for r in ((runs.body or {}).get("runs") or [])
-        if str(r.get("started_at") or "") >= trial_started_wall and r.get("trigger") == "api"
-    ]
+        if trial_started_wall <= str(r.get("started_at") or "") <= kill_wall
+        and r.get("trigger") == "api"
+    ]  # a run started after the kill is a later one, not the killed job's
     killed.sort(key=lambda r: str(r.get("started_at")))
     return {
         "lease_blocked_s": None if blocked is None else round(blocked, 1),
         "lease_cleared_by_harness": cleared,
         "retry_answers": dict(answers),
         "killed_run_status": killed[0]["status"] if killed else None,
+        "job_run_started_before_kill": bool(killed),
     }
 
 
@@ -462,6 +465,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
     trial["kill_after_s"] = round(delay, 2)
     trial["job_in_flight_at_kill"] = job.in_flight if job is not None else None
     t_kill = time.monotonic()
+    kill_wall = datetime.now(UTC).isoformat()  # to the microsecond, as runs record it
     t_service = t_kill  # when the lease clock starts: the kill, or Neo4j ready again
     if target == "neo4j":
         prober = Prober(ctx.api.base_url, ctx.recorder, args.request_timeout)
@@ -491,7 +495,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
     if job is not None:
         job.join(args.request_timeout + 30)
         trial["job_answer"] = job.outcome.status if job.outcome is not None else None
-        trial.update(wait_job_runs_again(ctx, wall, args.lease_wait, t_service))
+        trial.update(wait_job_runs_again(ctx, wall, kill_wall, args.lease_wait, t_service))
     ctx.attempts.extend(writers.attempts)
     trial["accounting"] = account(ctx.api.base_url, writers.attempts, ctx.recorder)
     trial["write_statuses"] = dict(Counter(str(a.status) for a in writers.attempts))
@@ -561,6 +565,9 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
         "api_restart_seconds": _summary([t["api_restart_s"] for t in api]),
         "job_trials": len(jobs),
         "job_in_flight_at_kill": sum(bool(t.get("job_in_flight_at_kill")) for t in jobs),
+        "job_run_started_before_kill": sum(
+            bool(t.get("job_run_started_before_kill")) for t in jobs
+        ),
         "lease_blocked_seconds": [t.get("lease_blocked_s") for t in jobs],
         "leases_cleared_by_harness": sum(bool(t.get("lease_cleared_by_harness")) for t in jobs),
         "killed_run_statuses": dict(Counter(str(t.get("killed_run_status")) for t in jobs)),
@@ -586,10 +593,10 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
                     t.get("lease_blocked_s") is not None and t["lease_blocked_s"] <= 120.0
                     for t in jobs
                 )
-                and all(
+                and all(  # a run the kill interrupted (not a request still queued)
                     t.get("killed_run_status") in ("interrupted", "failed")
                     for t in jobs
-                    if t.get("job_in_flight_at_kill")
+                    if t.get("job_run_started_before_kill")
                 )
             ),
         },
@@ -607,7 +614,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"- trials: {s['neo4j_trials']} of Neo4j, {s['api_trials']} of the API "
         f"({s['job_trials']} mid-job, the job in flight at the kill in "
-        f"{s['job_in_flight_at_kill']})",
+        f"{s['job_in_flight_at_kill']}, its run started before the kill in "
+        f"{s['job_run_started_before_kill']})",
         f"- acknowledged: {s['acknowledged_sessions']} sessions, {s['acknowledged_turns']} turns; "
         f"lost: {s['lost_turns']} (final check {s['lost_turns_final_check']}); partial sessions: "
         f"{s['partial_sessions']} (final check {s['partial_sessions_final_check']})",

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipelines.errors import Conflict, NotFound
-from pipelines.graph import GraphStore, Tx
+from pipelines.graph import GraphStore, Row, Tx
 
 SPACE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 SpaceId = Annotated[str, Field(pattern=SPACE_ID_PATTERN)]
@@ -158,6 +158,18 @@ def list_spaces(
         limit=limit,
     )
     return [_decode(r["space"]) for r in rows]
+
+
+def write_locked(store: GraphStore, space: str, statement: str, /, **params: Any) -> list[Row]:
+    """One named write statement into ``space`` in a transaction that first takes the space's
+    write lock (:func:`lock_for_write`): it cannot interleave with an erasure, and a space
+    erased meanwhile is a :class:`NotFound`, never written back into."""
+
+    def work(tx: Tx) -> list[Row]:
+        lock_for_write(tx, space)
+        return tx.run(statement, space=space, **params)
+
+    return store.write_tx(work)
 
 
 def lock_for_write(tx: Tx, space: str, *, creating: bool = False) -> None:

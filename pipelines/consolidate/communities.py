@@ -35,9 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from pipelines import spaces
 from pipelines.consolidate import graph_budget, stage_redirects
 from pipelines.consolidate.config import CommunityConfig
 from pipelines.consolidate.context import JobContext
+from pipelines.graph import Tx
 from pipelines.ingest.stages import (
     SessionSpan,
     StageAssignment,
@@ -322,9 +324,10 @@ def run(ctx: JobContext) -> None:
             ctx.note({"stage": p.id, "units": len(p.units), "memories": p.size})
     if ctx.dry_run:
         return
-    ctx.store.write(
+    spaces.write_locked(
+        ctx.store,
+        ctx.space,
         "consolidate/community_upsert_stages",
-        space=ctx.space,
         stages=[
             {"id": p.id, "name": p.name, "start": p.start, "end": p.end, "size": p.size}
             for p in plans
@@ -334,22 +337,25 @@ def run(ctx: JobContext) -> None:
     session_moves = [{"unit": u.ref, "stage": decided[u.id]} for u in moves if u.kind == "session"]
     memory_moves = [{"unit": u.ref, "stage": decided[u.id]} for u in moves if u.kind == "memory"]
     for start in range(0, len(session_moves), batch):
-        ctx.store.write(
+        spaces.write_locked(
+            ctx.store,
+            ctx.space,
             "consolidate/community_move_sessions",
-            space=ctx.space,
             moves=session_moves[start : start + batch],
         )
         ctx.checkpoint(f"communities:sessions:{start}")
     for start in range(0, len(memory_moves), batch):
-        ctx.store.write(
+        spaces.write_locked(
+            ctx.store,
+            ctx.space,
             "consolidate/community_move_memories",
-            space=ctx.space,
             moves=memory_moves[start : start + batch],
         )
         ctx.checkpoint(f"communities:memories:{start}")
-    ctx.store.write(
+    spaces.write_locked(
+        ctx.store,
+        ctx.space,
         "consolidate/community_names",
-        space=ctx.space,
         ids=[p.id for p in plans],
         k=cfg.name_entities,
     )
@@ -359,11 +365,16 @@ def run(ctx: JobContext) -> None:
 def finish_stages(ctx: JobContext) -> None:
     """Delete emptied derived stages (with their schema) after recording where their units
     went (:mod:`~pipelines.consolidate.stage_redirects`), fix extents, rebuild the chain."""
-    retired = ctx.store.write_tx(lambda tx: stage_redirects.retire_emptied(tx, ctx.space))
-    ctx.counts.update(retired)
-    ctx.store.write("consolidate/stages_extents", space=ctx.space)
-    ctx.store.write("ingest/relink_stages", space=ctx.space)
+
+    def retire(tx: Tx) -> dict[str, int]:
+        spaces.lock_for_write(tx, ctx.space)
+        return stage_redirects.retire_emptied(tx, ctx.space)
+
+    ctx.counts.update(ctx.store.write_tx(retire))
+    spaces.write_locked(ctx.store, ctx.space, "consolidate/stages_extents")
+    spaces.write_locked(ctx.store, ctx.space, "ingest/relink_stages")
     # memories moved between stages: their centroids are recomputed (a space has few stages)
     ids = [r["id"] for r in ctx.store.read("consolidate/stage_ids", space=ctx.space)]
     for start in range(0, len(ids), 50):
-        ctx.store.write("consolidate/stage_centroids", space=ctx.space, ids=ids[start : start + 50])
+        batch = ids[start : start + 50]
+        spaces.write_locked(ctx.store, ctx.space, "consolidate/stage_centroids", ids=batch)

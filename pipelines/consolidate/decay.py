@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pipelines import spaces
 from pipelines.consolidate.config import DecayConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.graph import to_native
@@ -153,9 +154,10 @@ def run(ctx: JobContext) -> None:
                 ctx.note({"id": u.id, "stage": u.stage, "heat_current": round(u.heat_current, 4)})
         ctx.counts["stage_changes"] += sum(u.changed_stage for u in updates)
         if updates and not ctx.dry_run:
-            written = ctx.store.write(
+            written = spaces.write_locked(
+                ctx.store,
+                ctx.space,
                 "consolidate/decay_write",
-                space=ctx.space,
                 now=ctx.now,
                 rows=[
                     {

@@ -25,6 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from pipelines import spaces
 from pipelines.graph import GraphStore
 
 log = logging.getLogger("mnemograph.consolidate")
@@ -109,8 +110,8 @@ def acquire_lease(
     Taking it also stores ``interrupted`` on every run of the space whose runner no longer
     holds a live lease (crashed runners, whichever job they ran)."""
     holder = holder or new_holder()
-    row = store.write(
-        "consolidate/lease_acquire", space=space, job=job, holder=holder, ttl=ttl_seconds
+    row = spaces.write_locked(  # no lease, so no job, in a space being erased
+        store, space, "consolidate/lease_acquire", job=job, holder=holder, ttl=ttl_seconds
     )[0]
     if not row["acquired"]:
         return None

@@ -213,6 +213,7 @@ def _blocked(undone: Iterable[Mapping[str, Any]]) -> set[frozenset[str]]:
 def _apply_batch(
     tx: Tx, space: str, plans: Sequence[MergePlan], now: datetime, by: str
 ) -> list[tuple[str, MergePlan]]:
+    spaces.lock_for_write(tx, space)
     applied: list[tuple[str, MergePlan]] = []
     for plan in plans:
         ids = [plan.canonical, *plan.duplicates]
@@ -406,7 +407,9 @@ def run(ctx: JobContext) -> None:
             )
         ctx.checkpoint(f"merge:write:{start}")
     next_mark = (db_now or datetime.now(UTC)) - timedelta(seconds=cfg.recheck_margin_seconds)
-    ctx.store.write("consolidate/merge_set_watermark", space=ctx.space, watermark=next_mark)
+    spaces.write_locked(
+        ctx.store, ctx.space, "consolidate/merge_set_watermark", watermark=next_mark
+    )
 
 
 # --------------------------------------------------------------------------- undo / read
@@ -446,6 +449,7 @@ def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> Me
     now = datetime.now(UTC)
 
     def work(tx: Tx) -> tuple[int, list[str]]:
+        spaces.lock_for_write(tx, space)
         current = tx.run("consolidate/merge_state", space=space, ids=[merge.canonical])
         if not current:
             raise Conflict(f"canonical memory {merge.canonical!r} no longer exists", field="id")

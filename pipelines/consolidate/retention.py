@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import partial
 
-from pipelines import session_documents
+from pipelines import session_documents, spaces
 from pipelines.consolidate.context import JobContext
 from pipelines.graph import Tx
 
@@ -51,9 +51,10 @@ def run(ctx: JobContext) -> None:
             ctx.counts["to_archive"] = len(ids)
         else:
             for start in range(0, len(ids), cfg.batch_size):
-                ctx.counts["archived"] += ctx.store.write(
+                ctx.counts["archived"] += spaces.write_locked(
+                    ctx.store,
+                    ctx.space,
                     "consolidate/retention_archive",
-                    space=ctx.space,
                     ids=ids[start : start + cfg.batch_size],
                     now=ctx.now,
                 )[0]["archived"]
@@ -83,6 +84,7 @@ def run(ctx: JobContext) -> None:
 def _delete_archived(tx: Tx, space: str, ids: list[str]) -> int:
     """Delete archived memories; their sessions' documents lose their texts in the same
     transaction."""
+    spaces.lock_for_write(tx, space)
     row = tx.run("consolidate/retention_delete", space=space, ids=ids)[0]
     session_documents.refresh(tx, space, row["sessions"])
     return int(row["deleted"])

@@ -159,10 +159,11 @@ def _recorded(
     """Run ``fn`` between the start and the end of its run record; returns its error."""
     store = ctx.store
     assert ctx.lease is not None
-    store.write(
+    spaces.write_locked(
+        store,
+        ctx.space,
         "consolidate/jobrun_start",
         id=run_id,
-        space=ctx.space,
         job=ctx.job,
         dry_run=ctx.dry_run,
         started_at=started,

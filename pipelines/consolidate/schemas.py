@@ -436,8 +436,8 @@ def ensure_schemas(
     if stale:
         built = _build_rows(engine, space, stale, config)
         if built:
-            engine.store.write(
-                "consolidate/schema_write", space=space, rows=built, now=datetime.now(UTC)
+            spaces.write_locked(
+                engine.store, space, "consolidate/schema_write", rows=built, now=datetime.now(UTC)
             )
             rebuilt = {b["stage_id"] for b in built}
     if live:
@@ -483,9 +483,9 @@ def run(ctx: JobContext) -> None:
     for start in range(0, len(stale), cfg.batch_size):
         rows = _build_rows(ctx.engine, ctx.space, stale[start : start + cfg.batch_size], cfg)
         if rows:
-            ctx.counts["refreshed"] += ctx.store.write(
-                "consolidate/schema_write", space=ctx.space, rows=rows, now=ctx.now
+            ctx.counts["refreshed"] += spaces.write_locked(
+                ctx.store, ctx.space, "consolidate/schema_write", rows=rows, now=ctx.now
             )[0]["written"]
         ctx.checkpoint(f"schemas:{start}")
     if empty or orphans:
-        ctx.store.write("consolidate/schema_delete", space=ctx.space, stages=empty)
+        spaces.write_locked(ctx.store, ctx.space, "consolidate/schema_delete", stages=empty)

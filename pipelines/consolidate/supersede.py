@@ -256,7 +256,6 @@ def _cosine(a: Sequence[float] | None, b: Sequence[float] | None) -> float | Non
 
 def _write(ctx: JobContext, plan: PlannedSupersession) -> bool:
     params = {
-        "space": ctx.space,
         "id": f"sup-{uuid.uuid4().hex[:16]}",
         "older": plan.older,
         "newer": plan.newer,
@@ -269,14 +268,18 @@ def _write(ctx: JobContext, plan: PlannedSupersession) -> bool:
         "new_value": plan.new_value,
     }
     if plan.kind == "memory":
-        rows = ctx.store.write(
+        rows = spaces.write_locked(
+            ctx.store,
+            ctx.space,
             "consolidate/supersede_memory",
             **params,
             newer_statuses=["active", "superseded"],
             created_newer=False,
         )
     else:
-        rows = ctx.store.write(
+        rows = spaces.write_locked(
+            ctx.store,
+            ctx.space,
             "consolidate/supersede_fact",
             **params,
             older_memory=plan.older_memory,
@@ -411,9 +414,10 @@ def supersede_memory(
             field="by_memory_id",
         )
     sid = f"sup-{uuid.uuid4().hex[:16]}"
-    rows = engine.store.write(
+    rows = spaces.write_locked(
+        engine.store,
+        space,
         "consolidate/supersede_memory",
-        space=space,
         id=sid,
         older=memory_id,
         newer=by_memory_id,
@@ -494,7 +498,9 @@ def get_supersession(engine: Engine, space: str, supersession_id: str) -> Supers
 def revert_supersession(engine: Engine, space: str, supersession_id: str) -> SupersessionReverted:
     """Undo one supersession (see the module docstring)."""
     sup = get_supersession(engine, space, supersession_id)
-    rows = engine.store.write("consolidate/supersession_revert", space=space, id=supersession_id)
+    rows = spaces.write_locked(
+        engine.store, space, "consolidate/supersession_revert", id=supersession_id
+    )
     if not rows:
         raise Conflict(f"supersession {supersession_id!r} was reverted meanwhile", field="id")
     r = rows[0]

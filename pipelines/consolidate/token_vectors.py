@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 
+from pipelines import spaces
 from pipelines.consolidate.context import JobContext
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.text import embedding_input
@@ -57,9 +58,10 @@ def run(ctx: JobContext) -> None:
         _, tokens = encode(
             [embedding_input(r["text"], r["speaker"], with_speaker=embed_speaker) for r in rows]
         )
-        written = store.write(
+        written = spaces.write_locked(
+            store,
+            ctx.space,
             "consolidate/token_vectors_write",
-            space=ctx.space,
             token_format=TOKEN_FORMAT,
             rows=[
                 {"id": r["id"], "text": r["text"], "tokens": pack(t)}

@@ -28,6 +28,7 @@ from collections import defaultdict
 
 from neo4j.exceptions import ClientError
 
+from pipelines import spaces
 from pipelines.consolidate import graph_budget
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, UpkeepConfig
 from pipelines.consolidate.context import JobContext
@@ -159,8 +160,8 @@ def run(ctx: JobContext) -> None:
         for d in diffs[:5]:
             ctx.note({"a": d["a"], "b": d["b"], "weight": d["counted"], "was": d["stored"]})
         if (to_set or to_delete) and not ctx.dry_run:
-            ctx.store.write(
-                "consolidate/cooccurrence_write", space=ctx.space, set=to_set, delete=to_delete
+            spaces.write_locked(
+                ctx.store, ctx.space, "consolidate/cooccurrence_write", set=to_set, delete=to_delete
             )
             changed += len(to_set) + len(to_delete)
         ctx.checkpoint(f"upkeep:cooccurrence:{after}")
@@ -172,7 +173,11 @@ def run(ctx: JobContext) -> None:
         ctx.counts["projection_stale"] = int(name is not None and not exists)
         return
     if changed:
-        ctx.store.write("consolidate/entity_graph_bump", space=ctx.space)
+        spaces.write_locked(
+            ctx.store,
+            ctx.space,
+            "consolidate/entity_graph_bump",
+        )
     name = ensure_entity_projection(ctx.engine, ctx.space, cfg)
     ctx.counts["projection"] = int(name is not None)
     ctx.counts["leftover_graphs_dropped"] = sum(
