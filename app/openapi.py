@@ -16,19 +16,12 @@ _ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
 _WRITES = {"post", "put", "patch", "delete"}
 #: POSTs that only read (a body too large for a query string).
 _READS = {"/v1/spaces/{space}/recall", "/v1/spaces/{space}/context"}
-#: Batches the deadline check may refuse as too large (a 413 naming the field).
-BATCH_PATHS = {
-    "/v1/spaces/{space}/sessions",
-    "/v1/spaces/{space}/memories",
-    "/v1/spaces/{space}/import",
-}
 
 _WHY = {
     401: "No API key, or an unknown one (keys are configured).",
     403: "The API key may not use this space.",
     404: "The space, or the item named in the path, does not exist.",
     409: "A conflicting write: the same id with other content, or the space is being erased.",
-    413: "The batch would not finish within the ingest deadline; split it.",
     422: "Invalid input; `error.field` names the field.",
     503: "Overloaded or Neo4j unavailable: retry after `Retry-After` seconds.",
 }
@@ -45,8 +38,6 @@ def statuses(path: str, method: str, health_key: bool) -> set[int]:
         out.add(404)
     if method in _WRITES and path not in _READS:
         out.add(409)
-    if method == "post" and path in BATCH_PATHS:
-        out.add(413)
     return out
 
 

@@ -178,3 +178,49 @@ def test_an_import_into_a_space_being_erased_is_refused(engine: Engine) -> None:
     assert engine.store.read("spaces/get", space=space) == []  # still being erased
     spaces.delete(engine.store, space)
     assert not any(spaces.counts(engine.store, space).values())
+
+
+# jobs whose first checkpoint comes between two of their writes on this data
+@pytest.mark.parametrize("job", ["communities", "merge"])
+def test_a_job_running_when_an_erasure_starts_writes_nothing_more(engine: Engine, job: str) -> None:
+    """A DELETE starts (the space is marked as being erased) at the job's first checkpoint,
+    between two of its writes: every later write of the job is refused (the run fails), and
+    once the erasure finishes nothing of the space remains."""
+    from pipelines.consolidate.runner import run_job
+    from tests.cypher import statements
+
+    space = f"erase-job-{uuid.uuid4().hex[:8]}"
+    spaces.create(engine.store, NewSpace(id=space))
+    ingestor = Ingestor(engine)
+    for k in range(6):
+        ingestor.ingest_session(space, session(f"s{k}", 6, salt=f" (week {k})"))
+    marked: list[str] = []
+
+    def erasure_starts(label: str) -> None:
+        if not marked:
+            engine.store.write("spaces/mark_erasing", space=space)
+            marked.append(label)
+
+    run = run_job(engine, space, job, failure_hook=erasure_starts)
+    assert marked, f"{job} reached no checkpoint: the race was not run"
+    assert run.status == "failed", (job, run)
+    assert any("does not exist" in e for e in run.errors), run.errors
+    spaces.delete(engine.store, space)  # the DELETE finishes
+    left = statements(engine.store).read("spaces/any_left", space=space)[0]
+    assert left["nodes"] == 0, (job, left)
+
+
+def test_a_revert_is_refused_in_a_space_being_erased(engine: Engine) -> None:
+    from pipelines.consolidate import supersede
+
+    space = f"erase-sup-{uuid.uuid4().hex[:8]}"
+    spaces.create(engine.store, NewSpace(id=space))
+    ingestor = Ingestor(engine)
+    ingestor.ingest_session(space, session("s", 4))
+    request = supersede.SupersedeRequest(by_memory_id="s-t2", reason="moved")
+    done = supersede.supersede_memory(engine, ingestor, space, "s-t0", request)
+    engine.store.write("spaces/mark_erasing", space=space)  # a DELETE in progress
+    with pytest.raises(NotFound):
+        supersede.revert_supersession(engine, space, done.id)
+    spaces.delete(engine.store, space)
+    assert not any(spaces.counts(engine.store, space).values())
