@@ -18,6 +18,7 @@ _WRITES = {"post", "put", "patch", "delete"}
 _READS = {"/v1/spaces/{space}/recall", "/v1/spaces/{space}/context"}
 
 _WHY = {
+    400: "The body could not be read as JSON text (not UTF-8).",
     401: "No API key, or an unknown one (keys are configured).",
     403: "The API key may not use this space.",
     404: "The space, or the item named in the path, does not exist.",
@@ -27,8 +28,8 @@ _WHY = {
 }
 
 
-def statuses(path: str, method: str, health_key: bool) -> set[int]:
-    """The error statuses an operation can answer."""
+def statuses(path: str, method: str, health_key: bool, body: bool = False) -> set[int]:
+    """The error statuses an operation can answer (``body``: it takes a request body)."""
     if path == "/readyz":
         return {503} | ({401} if health_key else set())
     if not path.startswith("/v1/"):
@@ -38,6 +39,8 @@ def statuses(path: str, method: str, health_key: bool) -> set[int]:
         out.add(404)
     if method in _WRITES and path not in _READS:
         out.add(409)
+    if body:
+        out.add(400)
     return out
 
 
@@ -76,7 +79,8 @@ def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             responses = op.setdefault("responses", {})
-            for status in sorted(statuses(path, method, health_key)):
+            found = statuses(path, method, health_key, "requestBody" in op)
+            for status in sorted(found):
                 responses[str(status)] = _response(status)
             if path.startswith("/v1/") or (path == "/readyz" and health_key):
                 op["security"] = [{SCHEME: []}]
