@@ -81,7 +81,13 @@ def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
             responses = op.setdefault("responses", {})
             found = statuses(path, method, health_key, "requestBody" in op)
             for status in sorted(found):
+                said = responses.get(str(status), {}).get("description")
                 responses[str(status)] = _response(status)
+                if said and said != "Validation Error":  # the route's own words are kept
+                    responses[str(status)]["description"] = said
+            for code, response in responses.items():  # errors a route documents itself
+                if code[0] in "45" and "content" not in response:
+                    response["content"] = {"application/json": {"schema": _ERROR_REF}}
             if path.startswith("/v1/") or (path == "/readyz" and health_key):
                 op["security"] = [{SCHEME: []}]
     return document
