@@ -12,6 +12,10 @@ import pytest
 from pipelines import spaces
 from pipelines.ingest.chunking import blocks
 from pipelines.ingest.text import embedding_input
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.request import RecallRequest
+from pipelines.recall.service import open_recaller
 from pipelines.spaces import fulltext_tag
 from tests.cypher import statements
 
@@ -193,6 +197,29 @@ def test_recall_finds_it_by_its_best_chunk(client, two_mb):
     ).json()
     assert [h["id"] for h in elsewhere["results"]] == ["note"]
     assert "chunks" not in elsewhere["results"][0]["explain"]
+    assert "chunks" in body["timings_ms"] and "chunks" not in elsewhere["timings_ms"]  # skipped
+    # the request's filters apply to a chunk's memory
+    filtered = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": NEEDLE, "filters": {"roles": ["assistant"]}, "touch": False},
+    ).json()
+    assert filtered["results"] == []
+
+
+def test_the_approximate_chunk_index_finds_it_too(engine, two_mb):
+    """Above the exact-scan threshold the chunks come from the over-fetched global index."""
+    space, _, text, _ = two_mb
+    config = merge_overrides(
+        DEFAULT_RECALL_CONFIG, {"candidates": {"exact_scan_threshold": 0}}, "recall"
+    )
+    recaller, close = open_recaller(engine, config)
+    try:
+        out = recaller.recall(space, RecallRequest(query=NEEDLE, k=3, explain=True, touch=False))
+    finally:
+        close()
+    hit = next(h for h in out.results if h.id == "doc")
+    assert hit.explain is not None and hit.chunk_count > 1000
+    assert NEEDLE in text[hit.chunks[0].start : hit.chunks[0].end]
 
 
 def test_context_shows_the_best_chunk_not_the_file(client, two_mb):
