@@ -30,6 +30,7 @@ PRESET_LABELS: dict[str, str] = {
     "fast": "full − late interaction",
     "full_no_late": "full − late interaction",  # its name in results recorded before "fast"
     "full": "full",
+    "full_no_chunks": "full − chunk signals",
     "ref-bm25": "reference BM25 (in memory)",
     "ref-dense": "reference dense (exact, in memory)",
 }

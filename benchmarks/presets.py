@@ -27,8 +27,15 @@ FUSED_RERANK = simple_preset(
     Rerank(),
 )
 
+FULL_NO_CHUNKS = FULL.without(
+    "chunks",
+    name="full_no_chunks",
+    description="full without the chunk signals: a long memory found only by its own mean "
+    "vector and whole text (the ablation of chunk recall; same as full where nothing is long).",
+)
+
 #: Every configuration, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
 #: full without late interaction (``fast``), full.
 BENCH_PRESETS: dict[str, RecallPreset] = {
-    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL)
+    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL, FULL_NO_CHUNKS)
 }

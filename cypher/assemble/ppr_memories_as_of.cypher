@@ -21,4 +21,4 @@ ORDER BY score DESC, m.event_time DESC, m.id
 LIMIT $limit
 RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role,
        m.event_time AS event_time, m.stage_id AS stage_id, m.session_id AS session_id,
-       score, via
+       score, via, coalesce(m.chunk_count, 0) AS chunk_count

@@ -15,7 +15,8 @@
 //              memories inside each window (range seek on (space, event_time)).
 //   heat, recency - only when $context_k > 0: the space's hottest and most recent memories.
 // $query_speakers (lower case) are the speakers the query names, for named_speaker_session.
-// Scores are raw: the vector score is Neo4j's normalised cosine (1 + cos) / 2.
+// Scores are raw: the vector score is Neo4j's normalised cosine (1 + cos) / 2. chunk_count: the
+// memory's chunks (a long memory; 0 otherwise), whose own signals are recall/chunk_candidates.
 CALL () {
   UNWIND CASE WHEN $exact THEN range(0, size($embeddings) - 1) ELSE [] END AS qi
   CALL (qi) {
@@ -190,4 +191,5 @@ RETURN m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role, m.kind 
        m.ingested_at.epochSeconds * 1000000 + m.ingested_at.microsecond AS ingested_at_us,
        m.heat AS heat,
        m.last_access.epochSeconds * 1000000 + m.last_access.microsecond AS last_access_us,
-       m.access_count AS access_count, m.status AS status, named_speaker_session, hits
+       m.access_count AS access_count, m.status AS status, named_speaker_session, hits,
+       coalesce(m.chunk_count, 0) AS chunk_count

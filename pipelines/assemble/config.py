@@ -86,6 +86,13 @@ class AssemblyConfig(BaseModel):
     max_chunks_per_phase: int = Field(default=5, ge=1)
     oversample: int = Field(default=3, ge=1, description="Candidates fetched = chunks x this.")
     mmr_lambda: float = Field(default=0.5, ge=0.0, le=1.0)
+    long_memory_chunks: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        description="Chunks a long memory (one indexed as chunks) shows: its best matching "
+        "ones for the query, else its first, with a marker of what was left out.",
+    )
 
     # --- PPR (Phase 2) ------------------------------------------------------
     ppr_damping: float = Field(default=0.85, gt=0.0, lt=1.0)

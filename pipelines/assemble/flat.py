@@ -87,7 +87,13 @@ def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
         recalled = space_recall(run, k)
     run.clock.lap("recall")
     items = [
-        memory_item(h, Evidence(rank=n + 1), run.est, with_stage=cfg.flat_stage_provenance)
+        memory_item(
+            h,
+            Evidence(rank=n + 1),
+            run.est,
+            with_stage=cfg.flat_stage_provenance,
+            chunks_shown=cfg.long_memory_chunks,
+        )
         for n, h in enumerate(recalled.hits)
     ]
     retime(cfg.record_time_precision, run.est, items)

@@ -21,6 +21,7 @@ from pipelines.assemble.blocks import (
     render_memory_line,
     render_record_lines,
 )
+from pipelines.assemble.excerpt import excerpt
 from pipelines.assemble.plan import (
     StageSpan,
     dates_needing_minutes,
@@ -154,13 +155,15 @@ def memory_item(
     *,
     with_stage: bool,
     stage_name: str | None = None,
+    chunks_shown: int = 1,
 ) -> Item:
     """A recalled memory as a record (its stage named in the group line when
-    ``with_stage``: by ``stage_name``, else from its stage id)."""
+    ``with_stage``: by ``stage_name``, else from its stage id). A long memory shows its
+    first ``chunks_shown`` chunks of the hit's (:func:`~pipelines.assemble.excerpt.excerpt`)."""
     moment = as_utc(to_native(hit.time))
     record = MemoryRecord(
         id=hit.id,
-        content=hit.content,
+        content=excerpt(hit.id, hit.content, hit.chunks, chunks_shown),
         speaker=hit.speaker or hit.role,
         time=short_time(moment),
         stage=(stage_name or stage_display(hit.stage_id)) if with_stage else None,

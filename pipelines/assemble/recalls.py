@@ -127,4 +127,7 @@ def own_stage(run: Run, current: Stage | None, share: int) -> list[Item]:
         )
         by_id = {h.id: h for h in hits}
         order = [(by_id[p.id], Evidence(rank=p.rank, mmr_gain=round(p.gain, 4))) for p in picks]
-    return [memory_item(h, detail, run.est, with_stage=False) for h, detail in order]
+    shown = run.config.long_memory_chunks
+    return [
+        memory_item(h, detail, run.est, with_stage=False, chunks_shown=shown) for h, detail in order
+    ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
@@ -27,6 +28,7 @@ from pipelines.assemble.recalls import phase_k
 from pipelines.assemble.report import RelatedFacts
 from pipelines.assemble.run import Run
 from pipelines.graph import to_native
+from pipelines.recall.chunks import first_chunks
 from pipelines.recall.fusion import weighted_rrf
 from pipelines.recall.service import RecallHit
 
@@ -106,7 +108,12 @@ def related_prior(
         if run.explain:
             detail = Evidence(**detail, ranks=dict(f.ranks), fused=round(f.score, 6))
         item = memory_item(
-            hit, detail, run.est, with_stage=True, stage_name=stage.label if stage else None
+            hit,
+            detail,
+            run.est,
+            with_stage=True,
+            stage_name=stage.label if stage else None,
+            chunks_shown=cfg.long_memory_chunks,
         )
         item.score = round(f.score, 6)
         out.items.append(item)
@@ -176,19 +183,34 @@ def _ppr_ranking(
     )
     ranking = []
     for r in rows:
-        hit = RecallHit(
-            id=r["id"],
-            content=r["text"] or "",
-            score=float(r["score"]),
-            session_id=r["session_id"],
-            stage_id=r["stage_id"],
-            time=to_native(r["event_time"]),
-            speaker=r["speaker"],
-            role=r["role"],
-        )
+        hit = _ppr_hit(r)
         detail = Evidence(ppr_mass=round(float(r["score"]), 6))
         if run.explain:
             detail["via"] = list(r["via"])[:10]
         hits[hit.id] = (hit, detail)
         ranking.append(hit.id)
+    _first_chunks(run, [hits[i][0] for i in ranking])
     return ranking
+
+
+def _ppr_hit(r: dict[str, Any]) -> RecallHit:
+    return RecallHit(
+        id=r["id"],
+        content=r["text"] or "",
+        score=float(r["score"]),
+        session_id=r["session_id"],
+        stage_id=r["stage_id"],
+        time=to_native(r["event_time"]),
+        speaker=r["speaker"],
+        role=r["role"],
+        chunk_count=int(r["chunk_count"]),
+    )
+
+
+def _first_chunks(run: Run, found: Sequence[RecallHit]) -> None:
+    """A long memory the graph walk found shows its first chunk (no query matched it)."""
+    long = [h.id for h in found if h.chunk_count and not h.chunks]
+    if long:
+        spans = first_chunks(run.store, run.space, long)
+        for h in found:
+            h.chunks = spans.get(h.id, h.chunks)

@@ -129,6 +129,9 @@ class CandidatesConfig(_Section):
     #: after it (needs the Recaller's executor). The results are the same either way
     #: (candidates are merged by id; rankings break ties by id).
     concurrent_signals: bool = True
+    #: A long memory's chunks each signal keeps (best first): its score is its best chunk's,
+    #: the rest are named in ``explain`` and shown by ``/context``.
+    chunks_per_memory: PositiveInt = 3
 
     def use_exact_scan(self, space_size: int) -> bool:
         """Whether a memory space is small enough to brute-force the vector signal.

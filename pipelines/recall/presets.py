@@ -28,6 +28,7 @@ from pipelines.recall.request import DEFAULT_PRESET, PresetName
 from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.base import RecallStep
 from pipelines.recall.steps.candidates import Candidates, LexicalAhead
+from pipelines.recall.steps.chunks import ChunkCandidates
 from pipelines.recall.steps.embed import Embed
 from pipelines.recall.steps.embeddings import Embeddings
 from pipelines.recall.steps.fuse import Fuse
@@ -116,6 +117,7 @@ FULL = RecallPreset(
         SessionRanking(),
         Embed(),
         Candidates(),
+        ChunkCandidates(),
         Fuse(question_prior=True),
         Rerank(),
         SessionDocuments(),
@@ -149,6 +151,7 @@ def simple_preset(
             LexicalAhead(),
             Embed(),
             Candidates(),
+            ChunkCandidates(),
             Fuse(),
             *extra,
             Embeddings(),

@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from pipelines.graph import as_utc
+from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.query import clean_query
 
 MIN_K = 1
@@ -157,6 +158,10 @@ class RecallHit:
     explain: dict[str, Any] | None = None
     #: only filled when the caller asked for embeddings
     embedding: np.ndarray | None = None
+    #: a long memory: its number of chunks, and the ones to show for this query (its best
+    #: matching chunks, best first, else its first); none for a memory within the window
+    chunk_count: int = 0
+    chunks: tuple[ChunkSpan, ...] = ()
 
 
 @dataclass

@@ -15,6 +15,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
+from pipelines.recall.chunks import ChunkSpan, explain_chunks, first_chunks
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS, RecallPreset
 from pipelines.recall.query import clean_query
@@ -27,7 +28,7 @@ from pipelines.recall.request import (
     RecallResponse,
 )
 from pipelines.recall.runner import Clock, run_steps
-from pipelines.recall.state import RecallState, SpaceProfile
+from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
 
 __all__ = [
@@ -94,7 +95,7 @@ class Recaller:
             with_embeddings=with_embeddings,
         )
         run_steps(chosen.steps, state, self._context(space), clock)
-        return self._response(state)
+        return self._response(space, state)
 
     def vector_text(
         self, space: str, query: str, preset: str | RecallPreset = DEFAULT_PRESET
@@ -120,13 +121,16 @@ class Recaller:
             stage_scope_size=lambda stages: self._stage_scope_size(space, stages),
         )
 
-    @staticmethod
-    def _response(state: RecallState) -> RecallResponse:
+    def _response(self, space: str, state: RecallState) -> RecallResponse:
         final = state.final_ids()
         explain = state.explaining
+        shown = self._chunks_shown(space, [state.pool[i] for i in final])
         results = []
         for item_id in final:
             c = state.pool[item_id]
+            notes = state.explanations.get(item_id) if explain else None
+            if notes is not None and c.chunk_count:
+                notes["chunks"] = explain_chunks(c.chunks, c.chunk_count, c.chunk_signals)
             results.append(
                 RecallHit(
                     id=c.id,
@@ -137,8 +141,10 @@ class Recaller:
                     time=c.event_time,
                     speaker=c.speaker,
                     role=c.role,
-                    explain=state.explanations.get(item_id) if explain else None,
+                    explain=notes,
                     embedding=state.embeddings.get(item_id) if state.with_embeddings else None,
+                    chunk_count=c.chunk_count,
+                    chunks=shown.get(item_id, ()),
                 )
             )
         decision = state.abstention
@@ -152,6 +158,17 @@ class Recaller:
             timings_ms=state.timings,
             candidates=len(state.pool),
         )
+
+    def _chunks_shown(
+        self, space: str, results: Sequence[Candidate]
+    ) -> dict[str, tuple[ChunkSpan, ...]]:
+        """The chunks each long memory among ``results`` shows: its matched ones, best first,
+        else its first (read only when a long memory came without a chunk match)."""
+        shown = {c.id: tuple(m.span for m in c.chunks) for c in results if c.chunks}
+        unmatched = [c.id for c in results if c.chunk_count and not c.chunks]
+        if unmatched:
+            shown.update(first_chunks(self.engine.store, space, unmatched))
+        return shown
 
     # ------------------------------------------------------------------ cached reads
 
@@ -169,6 +186,9 @@ class Recaller:
             total=max(1, int(row["total"])),
             speakers=tuple(s for s in row["speakers"] if isinstance(s, str) and s.strip()),
             expires=now + self.config.space_profile_ttl_s,
+            long_memories=int(row["long_memories"]),
+            chunks=int(row["chunks"]),
+            total_chunks=int(row["total_chunks"]),
         )
         if profile.size:  # an empty (or unknown) space is about to change: never cached
             with self._lock:

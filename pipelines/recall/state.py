@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pipelines.recall.abstain import AbstentionDecision
+from pipelines.recall.chunks import ChunkMatch
 from pipelines.recall.intent import Intent
 from pipelines.recall.request import RecallRequest
 from pipelines.recall.time_expressions import TimeConstraint
@@ -83,21 +84,42 @@ class Candidate:
     named_speaker_session: bool | None = None
     #: best raw score per ranking name ("vector", "window:0", "fulltext", "entity", ...)
     raw: dict[str, float] = field(default_factory=dict)
+    #: a long memory: its number of chunks (0: it fits the embedder's window, no chunks)
+    chunk_count: int = 0
+    #: its chunks the query matched, best first, and the signals whose score came from them
+    chunks: list[ChunkMatch] = field(default_factory=list)
+    chunk_signals: list[str] = field(default_factory=list)
+
+    @property
+    def passage(self) -> str:
+        """What a reranker reads: a long memory's best matching chunk, else its text."""
+        if self.chunks:
+            span = self.chunks[0].span
+            return self.text[span.start : span.end]
+        return self.text
 
 
 @dataclass(frozen=True)
 class SpaceProfile:
     """What recall knows about a space before it searches: its size (active memories), the
-    size of every space together (for the index's filter selectivity) and its speakers."""
+    size of every space together (for the index's filter selectivity), its speakers, and
+    its long memories (indexed as chunks), their chunks, and the chunks of every space."""
 
     size: int
     total: int
     speakers: tuple[str, ...]
     expires: float = 0.0
+    long_memories: int = 0
+    chunks: int = 0
+    total_chunks: int = 0
 
     @property
     def selectivity(self) -> float:
         return self.size / self.total
+
+    @property
+    def chunk_selectivity(self) -> float:
+        return self.chunks / max(1, self.total_chunks)
 
 
 @dataclass(frozen=True)

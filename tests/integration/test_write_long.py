@@ -3,13 +3,19 @@ found by a sentence from its middle, and erased with its chunks (real Neo4j, rea
 
 from __future__ import annotations
 
+import re
 import uuid
+from typing import Any
 
 import pytest
 
 from pipelines import spaces
 from pipelines.ingest.chunking import blocks
 from pipelines.ingest.text import embedding_input
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.request import RecallRequest
+from pipelines.recall.service import open_recaller
 from pipelines.spaces import fulltext_tag
 from tests.cypher import statements
 
@@ -159,3 +165,81 @@ def test_erasure_removes_the_chunks(client, engine):
     gone = client.delete(f"/v1/spaces/{space}").json()["deleted"]
     assert gone["chunks"] > 1
     assert spaces.counts(engine.store, space)["chunks"] == 0
+
+
+def _chunk_of(text: str, entry: dict[str, Any]) -> str:
+    return text[entry["start"] : entry["end"]]
+
+
+def test_recall_finds_it_by_its_best_chunk(client, two_mb):
+    space, other, text, _ = two_mb
+    r = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": NEEDLE, "k": 5, "explain": True, "touch": False},
+    )
+    assert r.status_code == 200, r.text[:500]
+    body = r.json()
+    hit = next(h for h in body["results"] if h["id"] == "doc")
+    chunks = hit["explain"]["chunks"]
+    assert chunks["of"] > 1000
+    best = chunks["matched"][0]
+    assert NEEDLE in _chunk_of(text, best)
+    assert best["id"] == f"doc#c{best['index']}"
+    assert {"vector", "fulltext"} <= set(best["scores"])
+    # its dense signal is the best chunk's cosine, far above the memory's mean vector
+    assert "vector" in chunks["signals"]
+    assert hit["explain"]["signals"]["vector"]["score"] == pytest.approx(
+        best["scores"]["vector"], abs=1e-5
+    )
+    # the other space holds no chunk: its recall never sees this memory
+    elsewhere = client.post(
+        f"/v1/spaces/{other}/recall", json={"query": NEEDLE, "explain": True, "touch": False}
+    ).json()
+    assert [h["id"] for h in elsewhere["results"]] == ["note"]
+    assert "chunks" not in elsewhere["results"][0]["explain"]
+    assert "chunks" in body["timings_ms"] and "chunks" not in elsewhere["timings_ms"]  # skipped
+    # the request's filters apply to a chunk's memory
+    filtered = client.post(
+        f"/v1/spaces/{space}/recall",
+        json={"query": NEEDLE, "filters": {"roles": ["assistant"]}, "touch": False},
+    ).json()
+    assert filtered["results"] == []
+
+
+def test_the_approximate_chunk_index_finds_it_too(engine, two_mb):
+    """Above the exact-scan threshold the chunks come from the over-fetched global index."""
+    space, _, text, _ = two_mb
+    config = merge_overrides(
+        DEFAULT_RECALL_CONFIG, {"candidates": {"exact_scan_threshold": 0}}, "recall"
+    )
+    recaller, close = open_recaller(engine, config)
+    try:
+        out = recaller.recall(space, RecallRequest(query=NEEDLE, k=3, explain=True, touch=False))
+    finally:
+        close()
+    hit = next(h for h in out.results if h.id == "doc")
+    assert hit.explain is not None and hit.chunk_count > 1000
+    assert NEEDLE in text[hit.chunks[0].start : hit.chunks[0].end]
+
+
+def test_context_shows_the_best_chunk_not_the_file(client, two_mb):
+    space, _, text, _ = two_mb
+    r = client.post(
+        f"/v1/spaces/{space}/context",
+        json={"query": NEEDLE, "context_window": 4000, "explain": True},
+    )
+    assert r.status_code == 200, r.text[:500]
+    out = r.json()
+    assert len(out["prompt"]) < 20_000  # never the whole file
+    assert NEEDLE in out["prompt"]
+    assert "doc" in [i for ids in out["included_ids"].values() for i in ids]
+    marker = re.search(
+        r"\[… chunk ([\d,]+) of ([\d,]+) of memory doc; ([\d,]+) characters left out …\]",
+        out["prompt"],
+    )
+    assert marker is not None, out["prompt"][:2000]
+    index, of, left_out = (int(g.replace(",", "")) for g in marker.groups())
+    assert of > 1000 and 0 < left_out < len(text)
+    assert of // 4 < index < 3 * of // 4  # the chunk from the middle, not the first
+    # the marker counts in the token budget: the report's tokens are within the window
+    assert out["report"]["total_tokens"] <= 4000

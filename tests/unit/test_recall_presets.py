@@ -36,6 +36,7 @@ def test_full_runs_every_step_in_order() -> None:
         "session_ranking",
         "embed",
         "candidates",
+        "chunks",
         "fuse",
         "rerank",
         "session_documents",
@@ -68,14 +69,18 @@ def test_dense_is_the_vector_signal_only() -> None:
 
 
 def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
-    assert list(BENCH_PRESETS) == ["fulltext", "dense", "fused", "fused_rerank", "fast", "full"]
+    assert list(BENCH_PRESETS) == [
+        *("fulltext", "dense", "fused", "fused_rerank", "fast", "full", "full_no_chunks")
+    ]
     assert FULLTEXT.understand.signals == ("fulltext",)
     assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
-    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:5], "rerank", *kinds(FUSED)[5:]]
+    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:6], "rerank", *kinds(FUSED)[6:]]
     assert not any(p.has("select") for p in (FULLTEXT, FUSED, FUSED_RERANK))
     assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
     ablations = set(BENCH_PRESETS) - set(PRESETS)
-    assert ablations == {"fulltext", "fused", "fused_rerank"}  # not names a request can use
+    # not names a request can use
+    assert ablations == {"fulltext", "fused", "fused_rerank", "full_no_chunks"}
+    assert kinds(BENCH_PRESETS["full_no_chunks"]) == [k for k in kinds(FULL) if k != "chunks"]
 
 
 def test_presets_are_frozen_and_validated() -> None:

@@ -4,7 +4,8 @@ reranker that needs no new weights.
 
 Token vectors the rerank's round trip did not bring are read here; memories without any
 (stored before token vectors, or in another format: the ``token_vectors`` job fills them
-in) get no late-interaction score."""
+in) get no late-interaction score. A long memory found by its chunks is scored by its best
+chunk's token vectors."""
 
 from __future__ import annotations
 
@@ -40,7 +41,20 @@ class LateInteraction(RecallStep):
             )
             state.tokens.update(dict.fromkeys(missing))
             state.tokens.update({r["id"]: r["tokens"] for r in rows})
+        best_chunk_tokens(state, ctx, state.order[: cfg.window])
         return late_blend(state, state.query_tokens, cfg)
+
+
+def best_chunk_tokens(state: RecallState, ctx: StepContext, ids: list[str]) -> None:
+    """A long memory found by its chunks is scored by its best chunk's token vectors (its own
+    are its first chunk's)."""
+    chunks = {state.pool[i].chunks[0].span.id: i for i in ids if state.pool[i].chunks}
+    if not chunks:
+        return
+    rows = ctx.store.read(
+        "recall/chunk_token_vectors", space=ctx.space, ids=list(chunks), token_format=TOKEN_FORMAT
+    )
+    state.tokens.update({chunks[r["id"]]: r["tokens"] for r in rows})
 
 
 def late_blend(

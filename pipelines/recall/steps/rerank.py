@@ -35,7 +35,7 @@ class Rerank(RecallStep):
         cfg = ctx.config.rerank
         window = state.order[: cfg.window]
         if ctx.reranker is not None:
-            raw = ctx.reranker.score(state.plan.content, [state.pool[i].text for i in window])
+            raw = ctx.reranker.score(state.plan.content, [state.pool[i].passage for i in window])
             return blend(state, dict(zip(window, raw, strict=True)), cfg.weight, "cross_encoder")
         if cfg.fallback != "context" or state.query_vector is None:
             return None
