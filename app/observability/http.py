@@ -1,16 +1,31 @@
-"""Wiring observability into the app: the middleware, ``/metrics``, and the metered
-services once they exist."""
+"""Wiring observability into the app: the middleware, ``/metrics`` (optionally behind an API
+key), the scrape-time collectors, and the metered services once they exist."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from app.observability.instrument import JobRunCollector, instrument
+from app.auth import require_key
+from app.observability.collectors import GdsCollector, JobRunCollector, PoolCollector
+from app.observability.instrument import instrument
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestMiddleware
 from app.services import Services
+from app.settings import Settings
 from pipelines.graph import GraphStore
+
+
+def require_metrics_key(request: Request) -> None:
+    """With ``MNEMOGRAPH_METRICS_REQUIRES_KEY`` and keys configured, ``/metrics`` answers only
+    a key limited to no space: the figures are the whole server's."""
+    settings: Settings = request.app.state.settings
+    if not settings.metrics_requires_key:
+        return
+    require_key(request)
+    key = request.state.api_key
+    if key is not None and key.spaces is not None:
+        raise HTTPException(403, "metrics are the whole server's; this API key is limited")
 
 
 def install(app: FastAPI) -> Metrics:
@@ -18,14 +33,16 @@ def install(app: FastAPI) -> Metrics:
     app.state.metrics = metrics
 
     def store() -> GraphStore | None:
-        services = app.state.services
+        services = getattr(app.state, "services", None)
         return services.engine.store if isinstance(services, Services) else None
 
-    metrics.registry.register(JobRunCollector(store))
+    for collector in (JobRunCollector(store), GdsCollector(store), PoolCollector(store)):
+        metrics.registry.register(collector)
     app.add_middleware(RequestMiddleware, metrics=metrics)
 
     @app.get("/metrics", include_in_schema=False)
-    def prometheus(_: Request) -> Response:
+    def prometheus(request: Request) -> Response:
+        require_metrics_key(request)
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return metrics
