@@ -24,7 +24,6 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,7 +63,8 @@ def _serve(neo4j: str, port: int) -> Iterator[None]:
 
 @contextmanager
 def _fresh_neo4j(names: list[str], work: Path, first_port: int) -> Iterator[list[str]]:
-    """New Neo4j instances (empty data directories under ``work``), started side by side;
+    """New Neo4j instances (empty data directories under ``work``), started one after the
+    other (started side by side, a fresh instance once left its first query unanswered);
     stopped and their directories removed at the end."""
     instances = [
         InstanceConfig(name=f"transfer-{name}", base_dir=work / name, bolt_port=first_port + i,
@@ -74,8 +74,8 @@ def _fresh_neo4j(names: list[str], work: Path, first_port: int) -> Iterator[list
     for inst in instances:
         shutil.rmtree(inst.base_dir, ignore_errors=True)
     try:
-        with ThreadPoolExecutor(len(instances)) as pool:
-            list(pool.map(lambda inst: runtime.start(inst, timeout=300, quiet=True), instances))
+        for inst in instances:
+            runtime.start(inst, timeout=300, quiet=True)
         yield [inst.bolt_uri for inst in instances]
     finally:
         for inst in instances:
