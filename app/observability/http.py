@@ -1,7 +1,10 @@
 """Wiring observability into the app: the middleware, ``/metrics`` (optionally behind an API
-key), the scrape-time collectors, and the metered services once they exist."""
+key), the scrape-time collectors, optional traces, and the metered (and traced) services once
+they exist."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -11,6 +14,7 @@ from app.observability.collectors import GdsCollector, JobRunCollector, PoolColl
 from app.observability.instrument import instrument
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestMiddleware
+from app.observability.tracing import TracingMiddleware, trace_services, tracer_for
 from app.services import Services
 from app.settings import Settings
 from pipelines.graph import GraphStore
@@ -28,9 +32,13 @@ def require_metrics_key(request: Request) -> None:
         raise HTTPException(403, "metrics are the whole server's; this API key is limited")
 
 
-def install(app: FastAPI) -> Metrics:
+def install(app: FastAPI, tracer_provider: Any | None = None) -> Metrics:
+    """``tracer_provider``: where spans go when ``MNEMOGRAPH_OTEL`` is on (default:
+    OpenTelemetry's global provider)."""
     metrics = Metrics()
     app.state.metrics = metrics
+    settings: Settings = app.state.settings
+    app.state.tracer = tracer_for(tracer_provider) if settings.otel else None
 
     def store() -> GraphStore | None:
         services = getattr(app.state, "services", None)
@@ -38,6 +46,8 @@ def install(app: FastAPI) -> Metrics:
 
     for collector in (JobRunCollector(store), GdsCollector(store), PoolCollector(store)):
         metrics.registry.register(collector)
+    if app.state.tracer is not None:
+        app.add_middleware(TracingMiddleware, tracer=app.state.tracer)  # inside the request id
     app.add_middleware(RequestMiddleware, metrics=metrics)
 
     @app.get("/metrics", include_in_schema=False)
@@ -51,3 +61,5 @@ def install(app: FastAPI) -> Metrics:
 def meter(app: FastAPI, services: Services) -> None:
     """Called once the services are built (the lifespan)."""
     instrument(services, app.state.metrics)
+    if app.state.tracer is not None:
+        trace_services(services, app.state.tracer)
