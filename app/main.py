@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
@@ -32,10 +33,15 @@ V1_ROUTERS = [
 ]
 
 
-def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    engine: Engine | None = None,
+    tracer_provider: Any | None = None,
+) -> FastAPI:
     """Build the app. Its services (:mod:`app.services`) are built when it starts and closed
     when it stops. With ``engine`` given (tests, benchmarks) start-up reuses it and does not
-    close it; otherwise the lifespan connects to Neo4j, loads models and applies migrations."""
+    close it; otherwise the lifespan connects to Neo4j, loads models and applies migrations.
+    ``tracer_provider``: where spans go with ``MNEMOGRAPH_OTEL`` on (default: the global one)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -70,5 +76,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         app.include_router(router, dependencies=[Depends(require_key)])
     mcp_http.install(app, settings)
     openapi.install(app, settings.health_requires_key and bool(settings.parsed_api_keys))
-    observability.install(app)
+    observability.install(app, tracer_provider)
     return app

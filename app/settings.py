@@ -52,6 +52,16 @@ class Settings(BaseSettings):
         description="Largest request body the write routes (sessions, memories) accept; "
         "larger bodies get 413 before they are read whole.",
     )
+    metrics_requires_key: bool = Field(
+        False,
+        description="/metrics answers only a bearer key that is limited to no space (when keys "
+        "are configured).",
+    )
+    otel: bool = Field(
+        False,
+        description="Record OpenTelemetry spans per request and per recall step (needs the "
+        "'otel' extra; spans go to the tracer provider the process configures).",
+    )
 
     # Neo4j
     neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt URI of Neo4j.")

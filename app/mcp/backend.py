@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import anyio.to_thread
 
+from app.mcp.results import context_result
 from app.schemas.memories import MemoriesCreate, SessionCreate
 from app.services import Services
 from mnemograph.client import AsyncClient
@@ -71,7 +72,7 @@ class ServicesBackend:
     async def context(self, space: str, query: str, context_window: int) -> Json:
         request = ContextRequest(query=query, context_window=context_window)
         out = await anyio.to_thread.run_sync(lambda: self.s.assembler.assemble(space, request))
-        return {"prompt": out.prompt, "included_ids": out.included_ids}
+        return context_result(out.prompt, out.included_ids, out.report.as_dict())
 
     async def forget(self, space: str, memory_id: str) -> Json:
         deleted = await anyio.to_thread.run_sync(
@@ -116,7 +117,7 @@ class ClientBackend:
 
     async def context(self, space: str, query: str, context_window: int) -> Json:
         out = await self.c.context(space, query, context_window)
-        return {"prompt": out.prompt, "included_ids": out.included_ids}
+        return context_result(out.prompt, out.included_ids, out.report)
 
     async def forget(self, space: str, memory_id: str) -> Json:
         out = await self.c.delete_memory(space, memory_id)

@@ -144,8 +144,8 @@ def _reading_tools(
         space: SpaceArg = None,
     ) -> Json:
         """Find the stored memories that answer `query`, best first, each with its id, text,
-        time and speaker. `abstain: true` means the evidence is weak: say you do not know
-        rather than guess. Use the ids with `correct` or `forget`."""
+        time, speaker, session and score. `abstain: true` means the evidence is weak: say you
+        do not know rather than guess. Use the ids with `correct` or `forget`."""
         found = await _guard(backend.recall(resolve(ctx, space), query, k))
         return {"trust": TRUST, **found}
 
@@ -160,7 +160,11 @@ def _reading_tools(
     ) -> Json:
         """Get the memory context for the task at hand within `max_tokens`: the current
         stage's memories, related earlier ones and summaries, as delimited data blocks ready
-        to read. Call it before answering anything that may depend on earlier sessions."""
+        to read. Call it before answering anything that may depend on earlier sessions.
+        Returns `prompt` (the blocks), `included_ids` (per section; use them with `correct`
+        or `forget`), `left_out` (per section, recalled memories that did not fit: raise
+        `max_tokens` or call `recall` to see them), `stage` (the stage it centred on and how
+        it was found), `mode`, `tokens` and `warning`."""
         built = await _guard(backend.context(resolve(ctx, space), query, max_tokens))
         return {"trust": TRUST, **built}
 

@@ -34,9 +34,14 @@ class Metrics:
             "mnemograph_ingest_duration_seconds", "Duration of ingest calls",
             ["kind"], buckets=LATENCY_BUCKETS, registry=r,
         )  # fmt: skip
+        self.recall_seconds = Histogram(
+            "mnemograph_recall_duration_seconds",
+            "Recalls by caller: api (/recall, MCP) or assembler (inside /context)",
+            ["caller"], buckets=LATENCY_BUCKETS, registry=r,
+        )  # fmt: skip
         self.recall_steps = Histogram(
             "mnemograph_recall_step_seconds", "Recall step timings (as reported by recall)",
-            ["step"], buckets=STEP_BUCKETS, registry=r,
+            ["caller", "step"], buckets=STEP_BUCKETS, registry=r,
         )  # fmt: skip
 
     def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
@@ -49,6 +54,7 @@ class Metrics:
         for item in items:
             self.ingested.labels(str(getattr(item, "decision", "unknown"))).inc()
 
-    def observe_recall(self, timings_ms: dict[str, float]) -> None:
+    def observe_recall(self, caller: str, seconds: float, timings_ms: dict[str, float]) -> None:
+        self.recall_seconds.labels(caller).observe(seconds)
         for step, ms in timings_ms.items():
-            self.recall_steps.labels(step).observe(ms / 1000.0)
+            self.recall_steps.labels(caller, step).observe(ms / 1000.0)

@@ -7,24 +7,14 @@ from collections.abc import Iterator
 
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 
 from app.services import ServicesDep
+from mnemograph.schema import ImportResult, TransferCounts
 from pipelines import spaces
 from pipelines.transfer import export, load
 from pipelines.transfer.load import ImportBatch
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["transfer"])
-
-
-class TransferCounts(BaseModel):
-    nodes: dict[str, int]
-    relationships: dict[str, int]
-
-
-class ImportResult(BaseModel):
-    nodes: dict[str, int]
-    relationships: dict[str, int]
 
 
 @router.get("/export", response_class=StreamingResponse)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from pydantic.config import JsonDict
 
 from app.schemas.common import StrictModel
+from mnemograph.schema import IngestResponse, ItemDecision
 from pipelines.browse import (
     Deleted,
     Entity,
@@ -122,31 +123,6 @@ class MemoriesCreate(GateOptions):
     def to_memories(self) -> list[MemoryIn]:
         """The write path's request (its types are plain dataclasses)."""
         return [MemoryIn(**m.model_dump()) for m in self.memories]
-
-
-class ItemDecision(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    index: int
-    id: str
-    decision: Literal["stored", "merged", "rejected", "unchanged"]
-    reason: str
-    signals: dict[str, Any] = Field(default_factory=dict)
-    merge_target: str | None = None
-    entities: list[str] = Field(default_factory=list)
-    facts: int = 0
-
-
-class IngestResponse(BaseModel):
-    """Read from the write path's ``IngestResult`` as it is (``from_attributes``)."""
-
-    model_config = ConfigDict(from_attributes=True)
-
-    session_id: str | None = None
-    stage_ids: list[str]
-    memory_ids: list[str]
-    items: list[ItemDecision]
-    counts: dict[str, int]
 
 
 class MemoryDeleted(BaseModel):

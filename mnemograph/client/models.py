@@ -1,90 +1,58 @@
 """Typed responses of the API, as the SDK returns them.
 
-The server's own models live in ``app.schemas`` and ``pipelines`` and import the server (its
-database driver and models), so the SDK declares the fields it reads here and a contract test
-(``tests/integration/test_sdk.py``) checks every one of them against the server's OpenAPI
-schema: a renamed or removed field fails the suite instead of drifting. Unknown fields the
-server adds are kept (``extra="allow"``), so an older SDK reads a newer server.
+Spaces, ingest results, recall results and transfer counts are the server's own response
+models (:mod:`mnemograph.schema`, shared: the server declares its responses with them). The
+other responses take their shape from the server's domain (``pipelines``), which imports the
+database driver and the ML models, so the SDK declares the fields it reads here; a contract
+test (``tests/integration/test_sdk.py``) checks every model below against the server's
+OpenAPI schema, so a renamed or removed field fails the suite instead of drifting. Unknown
+fields the server adds are kept here (``extra="allow"``), so an older SDK reads a newer server.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemograph.schema import (
+    ImportResult,
+    IngestResponse,
+    ItemDecision,
+    RecallOut,
+    RecallResult,
+    Space,
+    SpaceCounts,
+    SpaceCreated,
+    SpaceDeleted,
+    TransferCounts,
+)
+
+__all__ = [
+    "CONTRACT",
+    "ApiModel",
+    "ContextOut",
+    "Deleted",
+    "Entity",
+    "Fact",
+    "ImportResult",
+    "IngestResponse",
+    "ItemDecision",
+    "JobRun",
+    "MemoryDeleted",
+    "RecallOut",
+    "RecallResult",
+    "Space",
+    "SpaceCounts",
+    "SpaceCreated",
+    "SpaceDeleted",
+    "SupersedeResult",
+    "TransferCounts",
+]
+
 
 class ApiModel(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class SpaceCounts(ApiModel):
-    memories: int
-    sessions: int
-    entities: int
-    stages: int
-    facts: int
-    schemas: int
-    job_runs: int
-
-
-class Space(ApiModel):
-    id: str
-    name: str | None = None
-    description: str | None = None
-    settings: dict[str, Any] = Field(default_factory=dict)
-    created_at: str | None = None
-    counts: SpaceCounts | None = None
-
-
-class SpaceCreated(Space):
-    created: bool
-
-
-class SpaceDeleted(ApiModel):
-    id: str
-    deleted: SpaceCounts
-
-
-class ItemDecision(ApiModel):
-    index: int
-    id: str
-    decision: str
-    reason: str
-    merge_target: str | None = None
-    entities: list[str] = Field(default_factory=list)
-    facts: int = 0
-
-
-class IngestResponse(ApiModel):
-    session_id: str | None = None
-    stage_ids: list[str]
-    memory_ids: list[str]
-    items: list[ItemDecision]
-    counts: dict[str, int]
-
-
-class RecallResult(ApiModel):
-    id: str
-    content: str
-    score: float
-    session_id: str | None = None
-    stage_id: str | None = None
-    time: datetime | None = None
-    speaker: str | None = None
-    role: str | None = None
-    explain: dict[str, Any] | None = None
-
-
-class RecallOut(ApiModel):
-    results: list[RecallResult]
-    intent: str
-    abstain: bool
-    abstain_reason: str | None = None
-    complete: bool
-    timings_ms: dict[str, float]
-    candidates: int
 
 
 class ContextOut(ApiModel):
@@ -144,18 +112,9 @@ class Entity(ApiModel):
     mention_count: int | None = None
 
 
-class ImportResult(ApiModel):
-    nodes: dict[str, int]
-    relationships: dict[str, int]
-
-
-class TransferCounts(ApiModel):
-    nodes: dict[str, int]
-    relationships: dict[str, int]
-
-
-#: Each SDK model and the OpenAPI component it mirrors (checked by the contract test).
-CONTRACT: dict[type[ApiModel], str] = {
+#: Each model the SDK reads and the OpenAPI component it mirrors (checked by the contract test;
+#: the shared ones are the server's own, so for them it checks the component's name).
+CONTRACT: dict[type[BaseModel], str] = {
     SpaceCounts: "SpaceCounts",
     Space: "Space",
     SpaceCreated: "SpaceCreated",

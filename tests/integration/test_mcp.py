@@ -47,7 +47,13 @@ async def _round_trip(mcp: Client, space: str | None) -> None:
     top = found["results"][0]
     assert "Postgres" in top["content"]
     ctx = _data(await mcp.call_tool("context", {"query": "staging database", **extra}))
-    assert "Postgres" in ctx["prompt"]
+    assert "Postgres" in ctx["prompt"] and "not instructions" in ctx["trust"]
+    shown = [i for ids in ctx["included_ids"].values() for i in ids]
+    assert top["id"] in shown and ctx["included"] == len(shown)
+    assert set(shown) <= {*stored["memory_ids"], *note["memory_ids"]}
+    assert ctx["left_out_total"] == sum(ctx["left_out"].values()) >= 0
+    assert ctx["mode"] in ("staged", "flat") and ctx["tokens"] > 0
+    assert "stage" in ctx and "warning" in ctx
     fixed = _data(
         await mcp.call_tool("correct", {"memory_id": top["id"], "content": "Staging moved to "
                                         "Postgres 16.", "reason": "upgrade", **extra})
@@ -77,7 +83,7 @@ async def _round_trip(mcp: Client, space: str | None) -> None:
 def _http(url: str, key: str | None) -> Client:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     transport = streamable_http_client(
-        f"{url}/mcp", http_client=httpx2.AsyncClient(headers=headers)
+        f"{url}/mcp", http_client=httpx2.AsyncClient(headers=headers, timeout=120)
     )
     return Client(transport)
 

@@ -4,6 +4,8 @@ classes with the server's code and field, pagination, retries, and the model con
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 import uuid
 
@@ -65,6 +67,26 @@ def test_sdk_models_match_the_server_openapi(engine):
             assert fname in fields, f"{model.__name__}.{fname} is not a field of {name}"
             if info.is_required():
                 assert fname in required, f"{name}.{fname} is optional on the server"
+
+
+def test_the_sdk_reads_responses_into_the_servers_own_models():
+    """Shared, not copied: the server declares these responses with the classes the SDK
+    returns (mnemograph.schema, pydantic only); and the SDK imports nothing of the server."""
+    from app.routers import transfer
+    from app.schemas import memories, recall, spaces
+    from mnemograph.client import models
+
+    assert models.Space is spaces.Space and models.SpaceDeleted is spaces.SpaceDeleted
+    assert models.IngestResponse is memories.IngestResponse
+    assert models.RecallOut is recall.RecallOut
+    assert models.ImportResult is transfer.ImportResult
+    code = (
+        "import sys, mnemograph.client; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'app', 'pipelines', 'neo4j', 'fastapi', 'torch'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_round_trip(live):

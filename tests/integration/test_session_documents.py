@@ -196,3 +196,26 @@ def test_the_session_search_never_crosses_spaces(engine, client, garden):
         assert [r["session_id"] for r in rows] == ["garden", "chat"]
     finally:
         client.delete(f"/v1/spaces/{other}")
+
+
+def test_sessions_tied_in_bm25_rank_by_id_not_by_insertion_order(engine, client):
+    """Lucene breaks score ties by insertion order; the ranking breaks them by id, also at the
+    cut (what keeps a space rebuilt by import, whose sessions arrive in another order, ranking
+    the same): of two sessions with identical documents, ``session_k=1`` keeps the smaller id
+    whichever was written first."""
+    same = [("Ann", "user", "The greenhouse roof leaks when it rains.")]
+    for first, second in (("s-b", "s-a"), ("s-a", "s-b")):
+        space = f"sd-{uuid.uuid4().hex[:8]}"
+        assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+        try:
+            for sid in (first, second):
+                Ingestor(engine).ingest_sessions(space, [_session(sid, same, 0)])
+            rows = engine.store.read(
+                "recall/session_ranking",
+                space=space,
+                fulltext=f"+space_tag:{space_ops.fulltext_tag(space)}^0 +texts:(greenhouse)",
+                session_k=1,
+            )
+            assert [r["session_id"] for r in rows] == ["s-a"], (first, second)
+        finally:
+            client.delete(f"/v1/spaces/{space}")
