@@ -322,8 +322,16 @@ def run(ctx: JobContext) -> None:
     for p in plans:
         if not p.reused:
             ctx.note({"stage": p.id, "units": len(p.units), "memories": p.size})
-    if ctx.dry_run:
-        return
+    if not ctx.dry_run:
+        _write_plan(ctx, plans, moves, decided)
+
+
+def _write_plan(
+    ctx: JobContext, plans: list[StagePlan], moves: list[Unit], decided: dict[str, str]
+) -> None:
+    """The planned stages, the moves into them and their names, in batches under the space's
+    write lock; then the stages left empty are finished."""
+    cfg = ctx.config.communities
     spaces.write_locked(
         ctx.store,
         ctx.space,
