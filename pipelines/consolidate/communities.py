@@ -322,50 +322,22 @@ def run(ctx: JobContext) -> None:
     for p in plans:
         if not p.reused:
             ctx.note({"stage": p.id, "units": len(p.units), "memories": p.size})
-    if not ctx.dry_run:
-        _write_plan(ctx, plans, moves, decided)
-
-
-def _write_plan(
-    ctx: JobContext, plans: list[StagePlan], moves: list[Unit], decided: dict[str, str]
-) -> None:
-    """The planned stages, the moves into them and their names, in batches under the space's
-    write lock; then the stages left empty are finished."""
-    cfg = ctx.config.communities
+    if ctx.dry_run:
+        return
+    rows = [{"id": p.id, "name": p.name, "start": p.start, "end": p.end, "size": p.size}
+            for p in plans]  # fmt: skip
+    spaces.write_locked(ctx.store, ctx.space, "consolidate/community_upsert_stages", stages=rows)
+    for kind in ("session", "memory"):
+        unit_moves = [{"unit": u.ref, "stage": decided[u.id]} for u in moves if u.kind == kind]
+        for start in range(0, len(unit_moves), cfg.write_batch):
+            chunk = unit_moves[start : start + cfg.write_batch]
+            spaces.write_locked(
+                ctx.store, ctx.space, f"consolidate/community_move_{kind}s", moves=chunk
+            )
+            ctx.checkpoint(f"communities:{kind}s:{start}")
+    ids = [p.id for p in plans]
     spaces.write_locked(
-        ctx.store,
-        ctx.space,
-        "consolidate/community_upsert_stages",
-        stages=[
-            {"id": p.id, "name": p.name, "start": p.start, "end": p.end, "size": p.size}
-            for p in plans
-        ],
-    )
-    batch = cfg.write_batch
-    session_moves = [{"unit": u.ref, "stage": decided[u.id]} for u in moves if u.kind == "session"]
-    memory_moves = [{"unit": u.ref, "stage": decided[u.id]} for u in moves if u.kind == "memory"]
-    for start in range(0, len(session_moves), batch):
-        spaces.write_locked(
-            ctx.store,
-            ctx.space,
-            "consolidate/community_move_sessions",
-            moves=session_moves[start : start + batch],
-        )
-        ctx.checkpoint(f"communities:sessions:{start}")
-    for start in range(0, len(memory_moves), batch):
-        spaces.write_locked(
-            ctx.store,
-            ctx.space,
-            "consolidate/community_move_memories",
-            moves=memory_moves[start : start + batch],
-        )
-        ctx.checkpoint(f"communities:memories:{start}")
-    spaces.write_locked(
-        ctx.store,
-        ctx.space,
-        "consolidate/community_names",
-        ids=[p.id for p in plans],
-        k=cfg.name_entities,
+        ctx.store, ctx.space, "consolidate/community_names", ids=ids, k=cfg.name_entities
     )
     finish_stages(ctx)
 
