@@ -177,8 +177,12 @@ def lock_for_write(tx: Tx, space: str, *, creating: bool = False) -> None:
     adds to a space): writes into one space run one at a time, and none interleaves with its
     erasure. :class:`NotFound` when the space is being erased, or does not exist unless the
     caller creates it in ``tx`` (``creating``)."""
-    rows = tx.run("spaces/lock_for_write", space=space)
-    if (rows and rows[0]["erasing"]) or (not rows and not creating):
+    if not tx.run("spaces/lock_for_write", space=space):
+        if creating:
+            return
+        raise NotFound(f"space {space!r} does not exist", field="space")
+    rows = tx.run("spaces/locked_state", space=space)
+    if not rows or rows[0]["erasing"]:
         raise NotFound(f"space {space!r} does not exist", field="space")
 
 
