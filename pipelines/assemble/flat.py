@@ -4,7 +4,8 @@ Chosen when no stage should scope the context (a gate, see :mod:`pipelines.assem
 Recall asks ``flat_pool_factor`` times as many memories as the room holds at the expected
 item size, so first-fit packing can fill what a long memory leaves with shorter ones further
 down; the packing adds up per-record estimates, each rounded up, so what the section as
-rendered still leaves takes further candidates in rank order.
+rendered still leaves takes further candidates in rank order. When recalled memories are left
+out, a line after the records says how many.
 """
 
 from __future__ import annotations
@@ -32,10 +33,16 @@ from pipelines.assemble.run import Run
 from pipelines.assemble.sections import pack_to_budget, top_up
 from pipelines.recall.request import MAX_K
 
-__all__ = ["FlatContext", "flat_context", "flat_k", "flat_layout"]
+__all__ = ["FlatContext", "flat_context", "flat_k", "flat_layout", "left_out_note"]
 
 _HEADER = "## Recalled memories"
 _EMPTY = "(No memories were recalled.)"
+
+
+def left_out_note(count: int) -> str:
+    """The line after the records that says how many recalled memories did not fit."""
+    noun = "memory" if count == 1 else "memories"
+    return f"[… {count} more recalled {noun} left out to fit the context budget]"
 
 
 def flat_layout(run: Run) -> Layout:
@@ -97,19 +104,23 @@ def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
         for n, h in enumerate(recalled.hits)
     ]
     retime(cfg.record_time_precision, run.est, items)
-    packed = pack_to_budget(
-        [(n, i.tokens) for n, i in enumerate(items)],
-        room,
-        [(i.group, i.group_tokens) for i in items],
-    )
+    sizes = [(n, i.tokens) for n, i in enumerate(items)]
+    groups = [(i.group, i.group_tokens) for i in items]
+    packed = pack_to_budget(sizes, room, groups)
+    if len(packed.kept) < len(items):  # room for the line that says how many were left out
+        note = run.est.count(left_out_note(len(items))) + 1
+        packed = pack_to_budget(sizes, max(0, room - note), groups)
 
     def records_of(chosen: Sequence[int]) -> list[Item]:
         return display_order([items[n] for n in sorted(chosen)], recalled.time_order)
 
     def text_of(chosen: Sequence[int]) -> str:
         if not chosen:
-            return f"{_HEADER}\n{_EMPTY}"
-        return "\n".join([_HEADER, records_text(records_of(chosen))])
+            return f"{_HEADER}\n{left_out_note(len(items)) if items else _EMPTY}"
+        lines = [_HEADER, records_text(records_of(chosen))]
+        if len(chosen) < len(items):
+            lines.append(left_out_note(len(items) - len(chosen)))
+        return "\n".join(lines)
 
     chosen = top_up(
         len(items),

@@ -604,6 +604,18 @@ def test_density_gate_falls_back_to_flat_on_a_tiny_space(client, make_assembler)
         assert "[2025-03-03 09:00]\nAnna: I am planning" in body["sections"]["recalled"]
         forced = _flat_context(make_assembler(), space, query="Which hotel?", context_window=2000)
         assert forced["report"]["mode_reason"] == "flat recall requested (flat=true)"
+        # every recalled memory fits in 2,000 tokens: no note; in 300 the prompt says how
+        # many recalled memories were left out, as the report counts them
+        assert report["phases"]["recalled"]["dropped"] == 0
+        assert "left out to fit" not in body["prompt"]
+        small = _context(client, space, query="Which hotel in Lisbon?", context_window=300)
+        phase = small["report"]["phases"]["recalled"]
+        assert 0 < phase["selected"] < phase["candidates"]
+        assert phase["dropped"] == phase["candidates"] - phase["selected"]
+        noun = "memory" if phase["dropped"] == 1 else "memories"
+        note = f"[… {phase['dropped']} more recalled {noun} left out to fit the context budget]"
+        assert small["sections"]["recalled"].endswith(note)
+        assert note in small["prompt"] and small["report"]["budget"]["fits"] is True
     finally:
         client.delete(f"/v1/spaces/{space}")
 
