@@ -181,18 +181,27 @@ def ask_all(
         (c, q) for c in dataset.conversations if c.id in spaces for q in c.questions if q.evidence
     ]
 
+    session_of = {
+        (c.id, turn): session
+        for c in dataset.conversations
+        for turn, session in c.session_of_turn().items()
+    }
+
     def one(cq: tuple[Any, Any]) -> dict[str, Any]:
         c, q = cq
         gold = frozenset(q.evidence)
         req = RecallRequest(query=q.text, k=k, touch=False, now=q.question_time)
         state = recall_state(recaller, spaces[c.id], req, preset, diagnose)
         ids = state.final_ids()
+        gold_sessions = frozenset(session_of[(c.id, e)] for e in q.evidence)
+        sessions = [state.pool[i].session_id or "" for i in ids]
         row: dict[str, Any] = {
             "conversation": c.id,
             "question": q.id,
             "category": q.category,
             "intent": str(state.plan.intent),
             "rank": first_gold(ids, gold),
+            "session_rank": first_gold(sessions, gold_sessions),
             "pool": len(state.pool),
             "ms": state.timings.get("total"),
         }
@@ -211,10 +220,10 @@ def ask_all(
 
 
 def summarise(rows: Sequence[dict[str, Any]], k: int = 10) -> dict[str, Any]:
-    def figures(items: Sequence[dict[str, Any]]) -> dict[str, float]:
+    def figures(items: Sequence[dict[str, Any]], key: str = "rank") -> dict[str, float]:
         n = len(items)
-        hit = sum(1 for r in items if r["rank"] is not None and r["rank"] <= k)
-        mrr = math.fsum(1.0 / r["rank"] for r in items if r["rank"] is not None)
+        hit = sum(1 for r in items if r[key] is not None and r[key] <= k)
+        mrr = math.fsum(1.0 / r[key] for r in items if r[key] is not None)
         return {"n": n, "R@10": round(hit / n, 3), "MRR": round(mrr / n, 3)}
 
     by_cat: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -223,6 +232,7 @@ def summarise(rows: Sequence[dict[str, Any]], k: int = 10) -> dict[str, Any]:
     ms = sorted(r["ms"] for r in rows if r.get("ms") is not None)
     return {
         **figures(rows),
+        "session": figures(rows, "session_rank"),
         "p50_ms": round(ms[len(ms) // 2], 1) if ms else None,
         "by_category": {cat: figures(items) for cat, items in sorted(by_cat.items())},
     }
@@ -319,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{c} {v['R@10']:.3f}/{v['MRR']:.3f}" for c, v in summary["by_category"].items()
             )
             print(
-                f"{name:24s} R@10 {summary['R@10']:.3f} MRR {summary['MRR']:.3f} "
+                f"{name:16s} R@10 {summary['R@10']:.3f} MRR {summary['MRR']:.3f} session "
+                f"{summary['session']['R@10']:.3f} / {summary['session']['MRR']:.3f} "
                 f"p50 {summary['p50_ms']} ms | {cats}",
                 flush=True,
             )

@@ -4,6 +4,10 @@
   per-signal weights as in Bruch et al., 2023): ``score(d) = Σ_s w_s / (k + rank_s(d))``
   with 1-based ranks. Only ranks matter, so signals on incomparable scales (cosine, BM25,
   heat, recency) fuse without calibration.
+* :func:`signal_reliability` — a per-query factor on each signal's weight from how far its
+  best score stands above its other top scores (:func:`top_peak`): a flat signal abstains.
+* :func:`session_resolution` — how finely a ranking's head splits into sessions, against
+  the results asked for: the share of a session-level lift that can still tell turns apart.
 * :func:`temporal_boost` — multiply the score of candidates inside a query's time window
   by a constant factor (a conditional, multiplicative re-weighting).
 * :func:`blend_rerank` — min-max normalise the fused score and the cross-encoder score
@@ -89,6 +93,57 @@ def weighted_rrf(
             fused.append(FusedItem(item_id, score, dict(item_ranks), contributions))
     fused.sort(key=lambda item: (-item.score, item.best_rank, item.id))
     return fused
+
+
+def top_peak(scores: Sequence[float], n: int) -> float | None:
+    """How far the best of ``scores`` stands above the rest of the best ``n``, in standard
+    deviations of those ``n`` (population): ``(x₁ − mean(x₂..xₙ)) / std(x₁..xₙ)``. Scale
+    and shift free, so cosine, BM25 and counts compare. 0 when the best ``n`` are all equal
+    (the ranking among them is arbitrary); None with fewer than three scores."""
+    top = sorted(scores, reverse=True)[:n]
+    if len(top) < 3:
+        return None
+    mean = math.fsum(top) / len(top)
+    spread = math.sqrt(math.fsum((x - mean) ** 2 for x in top) / len(top))
+    if spread <= 0.0:
+        return 0.0
+    rest = math.fsum(top[1:]) / (len(top) - 1)
+    return (top[0] - rest) / spread
+
+
+def signal_reliability(scores: Mapping[str, Sequence[float]], n: int) -> dict[str, float]:
+    """A per-query factor for each signal's fusion weight: its :func:`top_peak` over the
+    mean peak of the signals that have one, so a signal whose best matches stand out gets
+    more say and one whose scores are flat (long texts that all share the query's common
+    words, a graph signal where every match ties) gets less, down to none. The factors
+    average 1 over the signals with a peak; a signal with too few scores keeps 1."""
+    peaks = {name: top_peak(values, n) for name, values in scores.items()}
+    known = [p for p in peaks.values() if p is not None]
+    mean = math.fsum(known) / len(known) if known else 0.0
+    if mean <= 0.0:
+        return {name: 1.0 for name in scores}
+    return {name: 1.0 if p is None else p / mean for name, p in peaks.items()}
+
+
+def session_resolution(sessions: Sequence[str | None], k: int) -> float:
+    """How finely the sessions of ``sessions`` (a ranking's head, one entry per candidate)
+    split it, against the ``k`` results asked for: ``min(1, n_eff / k)``, ``n_eff = 1 / Σ
+    pᵢ²`` the effective number of sessions (pᵢ: a session's share of the head; a candidate
+    without a session is a session of its own). A head spread over fewer sessions than the
+    results must hold several of each, so a session-level lift or a per-session novelty
+    charge says less about which turns to take; scaled by this, it fades to nothing as one
+    session takes the whole head."""
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if not sessions:
+        return 1.0
+    counts: dict[str, int] = {}
+    for n, session in enumerate(sessions):
+        key = f"s:{session}" if session is not None else f"c:{n}"
+        counts[key] = counts.get(key, 0) + 1
+    total = len(sessions)
+    effective = 1.0 / math.fsum((c / total) ** 2 for c in counts.values())
+    return min(1.0, effective / k)
 
 
 def temporal_boost(

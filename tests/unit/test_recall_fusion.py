@@ -12,7 +12,10 @@ from pipelines.recall.fusion import (
     blend_rerank,
     min_max_normalise,
     session_rank_boost,
+    session_resolution,
+    signal_reliability,
     temporal_boost,
+    top_peak,
     weighted_rrf,
 )
 
@@ -230,3 +233,43 @@ def test_session_rank_boost_keeps_every_candidate_and_never_demotes_a_better_ses
             # at least as good a score and at least as good a session: never placed after
             if before[a] > before[b] and lift[session_of[a]] <= lift[session_of[b]]:
                 assert position[a] < position[b]
+
+
+def test_top_peak_is_scale_free_and_zero_when_flat() -> None:
+    scores = [0.9, 0.5, 0.45, 0.4, 0.4]
+    peak = top_peak(scores, 5)
+    assert peak is not None and peak > 1.5
+    # shift and scale change nothing; only the best n count
+    assert top_peak([10 * x + 3 for x in scores], 5) == pytest.approx(peak)
+    assert top_peak([*scores, -100.0], 5) == pytest.approx(peak)
+    assert top_peak([2.0, 2.0, 2.0, 2.0], 4) == 0.0  # a flat signal ranks arbitrarily
+    assert top_peak([1.0, 0.5], 10) is None  # too few to tell
+    assert top_peak([0.5, 0.9, 0.4, 0.45, 0.4], 5) == pytest.approx(peak)  # order-free
+
+
+def test_signal_reliability_favours_the_signal_that_stands_out() -> None:
+    sharp = [0.9, 0.5, 0.45, 0.4, 0.4]
+    flat = [3.0, 3.0, 2.9, 2.9, 2.9]  # the best ties with the next: it hardly stands out
+    factors = signal_reliability({"vector": sharp, "fulltext": flat, "entity": [1.0] * 5}, 5)
+    assert factors["vector"] > factors["fulltext"] > 0.0
+    assert factors["entity"] == 0.0  # all ties: abstains
+    assert math.fsum(factors.values()) == pytest.approx(3.0)  # the factors average 1
+    # a signal with too few scores keeps its weight; all flat or alone: unchanged
+    few = signal_reliability({"vector": sharp, "fulltext": [2.0]}, 5)
+    assert few["fulltext"] == 1.0 and few["vector"] == pytest.approx(1.0)
+    assert signal_reliability({"vector": [1.0] * 4, "fulltext": [2.0] * 4}, 4) == {
+        "vector": 1.0,
+        "fulltext": 1.0,
+    }
+
+
+def test_session_resolution_fades_as_few_sessions_fill_the_head() -> None:
+    assert session_resolution(list("abcdefghijklmnopqrst"), 10) == 1.0  # 20 sessions, k 10
+    assert session_resolution(["a"] * 30, 10) == pytest.approx(0.1)  # one session: n_eff 1
+    assert session_resolution(list("aabbccddee") * 5, 10) == pytest.approx(0.5)  # five alike
+    # unequal shares count less than their number; a memory without a session is its own
+    assert session_resolution(["a"] * 8 + ["b", "c"], 4) == pytest.approx(1 / 0.66 / 4)
+    assert session_resolution([None] * 10, 10) == pytest.approx(1.0)
+    assert session_resolution([], 10) == 1.0
+    with pytest.raises(ValueError):
+        session_resolution(["a"], 0)

@@ -15,6 +15,8 @@ from pipelines.recall.state import session_scope
 from pipelines.recall.steps.session_documents import (
     SessionDocuments,
     SessionRanking,
+    lift_weight,
+    pool_resolution,
     session_lift,
 )
 from pipelines.recall.steps.session_late_interaction import (
@@ -98,3 +100,17 @@ def test_session_scores_are_maxsim_over_all_of_a_session() -> None:
     ]
     scores = session_scores(rows, query, 0.0)
     assert set(scores) == {"A", "B"} and scores["A"] > scores["B"]
+
+
+def test_session_lifts_fade_when_few_sessions_hold_the_pool() -> None:
+    """With ``fusion.session_lift_by_resolution`` (the default) the lift's weight is scaled by how finely
+    the selection pool splits into sessions against k: POOL's effective sessions are
+    1 / (0.5² + 0.25² + 0.25²) = 8/3 (A, B, and the sessionless memory on its own)."""
+    s = state(POOL, RANKING)
+    k = s.plan.k
+    assert pool_resolution(s) == min(1.0, (8 / 3) / k)
+    assert lift_weight(s, 0.3, DEFAULT_RECALL_CONFIG) == 0.3 * pool_resolution(s)
+    off = merge_overrides(
+        DEFAULT_RECALL_CONFIG, {"fusion": {"session_lift_by_resolution": False}}, "recall"
+    )
+    assert lift_weight(s, 0.3, off) == 0.3

@@ -16,7 +16,7 @@ from pipelines.recall.config import (
     SIGNAL_VECTOR,
     RecallConfig,
 )
-from pipelines.recall.fusion import temporal_boost, weighted_rrf
+from pipelines.recall.fusion import signal_reliability, temporal_boost, weighted_rrf
 from pipelines.recall.heat import effective_heat, recency_score
 from pipelines.recall.query import ends_with_question
 from pipelines.recall.state import (
@@ -104,6 +104,10 @@ def fuse(
     for name in signal_rankings:
         if name.startswith(SIGNAL_WINDOW + ":"):
             weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.time_window_weight
+    if cfg.reliability_top_n:
+        content = content_scores(pool, signal_rankings)
+        for name, factor in signal_reliability(content, cfg.reliability_top_n).items():
+            weights[name] = weights.get(name, 0.0) * factor
     fused = weighted_rrf(signal_rankings, weights, cfg.rrf_k)
     ranking = [(f.id, f.score) for f in fused]
     boosts: dict[str, dict[str, float]] = {}
@@ -157,6 +161,17 @@ def fuse(
             }
             notes[f.id] = {"signals": signals, "fused": f.score, "boosts": boosts.get(f.id, {})}
     return ranking, notes, speaker_match
+
+
+def content_scores(
+    pool: dict[str, Candidate], signals: dict[str, list[str]]
+) -> dict[str, list[float]]:
+    """The raw scores of each content signal that ranks the pool (heat and recency aside)."""
+    return {
+        name: [pool[i].raw[name] for i in order]
+        for name, order in signals.items()
+        if name not in _CONTEXT_SIGNALS
+    }
 
 
 def explain_score(name: str, c: Candidate) -> float | None:

@@ -11,6 +11,7 @@ import numpy as np
 from pipelines.recall.selection import mmr_select
 from pipelines.recall.state import Explanations, RecallState, session_scope
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.session_documents import pool_resolution
 
 
 class Select(RecallStep):
@@ -35,6 +36,8 @@ class Select(RecallStep):
             if emb is not None and emb.shape == (dims,):
                 matrix[row] = emb
         novelty = self.novelty(state, cfg.session_novelty)
+        if novelty > 0.0 and cfg.novelty_by_resolution:
+            novelty *= pool_resolution(state)
         picks = mmr_select(
             head,
             [state.scores[i] for i in head],

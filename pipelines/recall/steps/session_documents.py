@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pipelines import spaces
-from pipelines.recall.fusion import session_rank_boost
+from pipelines.recall.config import RecallConfig
+from pipelines.recall.fusion import session_rank_boost, session_resolution
 from pipelines.recall.query import scope_fulltext_query
 from pipelines.recall.state import Explanations, RecallState, session_scope
 from pipelines.recall.steps.base import RecallStep, StepContext
@@ -61,7 +62,23 @@ class SessionDocuments(RecallStep):
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
         assert state.session_ranking is not None  # applies() checked it
         cfg = ctx.config.session_documents
-        return session_lift(state, state.session_ranking(), cfg.weight, cfg.rrf_k)
+        weight = lift_weight(state, cfg.weight, ctx.config)
+        return session_lift(state, state.session_ranking(), weight, cfg.rrf_k)
+
+
+def pool_resolution(state: RecallState) -> float:
+    """The session resolution of the candidates selection considers
+    (:func:`~pipelines.recall.fusion.session_resolution`)."""
+    head = state.order[: state.plan.pool]
+    return session_resolution([state.pool[i].session_id for i in head], state.plan.k)
+
+
+def lift_weight(state: RecallState, weight: float, config: RecallConfig) -> float:
+    """A session-level lift's weight, scaled by the pool's session resolution when
+    ``fusion.session_lift_by_resolution`` is on."""
+    if config.fusion.session_lift_by_resolution:
+        return weight * pool_resolution(state)
+    return weight
 
 
 def session_lift(

@@ -12,7 +12,7 @@ import numpy as np
 from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack_concatenated
 from pipelines.recall.state import Explanations, RecallState, Row, session_scope, statuses
 from pipelines.recall.steps.base import RecallStep, StepContext
-from pipelines.recall.steps.session_documents import session_lift
+from pipelines.recall.steps.session_documents import lift_weight, session_lift
 
 
 class SessionLateInteraction(RecallStep):
@@ -48,7 +48,7 @@ class SessionLateInteraction(RecallStep):
         if len(scores) < 2:
             return None
         ranking = sorted(scores, key=lambda s: (-scores[s], s))
-        return session_lift(state, ranking, cfg.weight, 0, scores)
+        return session_lift(state, ranking, lift_weight(state, cfg.weight, ctx.config), 0, scores)
 
 
 def head_sessions(state: RecallState, window: int) -> list[str]:
