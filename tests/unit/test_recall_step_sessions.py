@@ -103,9 +103,9 @@ def test_session_scores_are_maxsim_over_all_of_a_session() -> None:
 
 
 def test_session_lifts_fade_when_few_sessions_hold_the_pool() -> None:
-    """With ``fusion.session_lift_by_resolution`` (the default) the lift's weight is scaled by how finely
-    the selection pool splits into sessions against k: POOL's effective sessions are
-    1 / (0.5² + 0.25² + 0.25²) = 8/3 (A, B, and the sessionless memory on its own)."""
+    """With ``fusion.session_lift_by_resolution`` (the default) the lift's weight is scaled
+    by how finely the selection pool splits into sessions against k: POOL's effective
+    sessions are 1 / (0.5² + 0.25² + 0.25²) = 8/3 (A, B, and the sessionless memory alone)."""
     s = state(POOL, RANKING)
     k = s.plan.k
     assert pool_resolution(s) == min(1.0, (8 / 3) / k)
