@@ -210,6 +210,9 @@ class FusionConfig(_Section):
     #: conversations, 54 questions) turn R@10 / MRR 0.870 / 0.521 -> 0.889 / 0.549; LoCoMo
     #: (6 conversations, 1,155) 0.847 / 0.576 -> 0.853 / 0.581, session 0.970 / 0.857 kept.
     session_lift_by_resolution: bool = True
+    #: The results that resolution is judged against (the head judged is
+    #: ``selection.min_pool`` candidates): fixed, so the order does not depend on a request's k.
+    session_resolution_k: PositiveInt = 10
     recency_half_life_days: PositiveFloat = 30.0
 
 

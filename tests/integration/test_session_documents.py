@@ -124,7 +124,10 @@ def _explained(
 
 
 def test_full_recall_lifts_the_turns_of_the_best_ranked_session(engine, garden):
-    recaller = Recaller(engine)
+    # the lift's formula at its configured weight (two sessions would scale it down by their
+    # session resolution, which tests/unit/test_recall_step_sessions.py covers)
+    unscaled = {"fusion": {"session_lift_by_resolution": False}}
+    recaller = Recaller(engine, merge_overrides(DEFAULT_RECALL_CONFIG, unscaled, "recall"))
     request = RecallRequest(query=QUESTION, k=7, touch=False, explain=True)
     explained = _explained(recaller, garden, request)
     lifted = {i: e["session_document"] for i, e in explained.items()}

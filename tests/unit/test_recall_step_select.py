@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.presets import FUSED
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.request import RecallFilters
 from pipelines.recall.steps.embeddings import Embeddings, parse_embeddings
 from pipelines.recall.steps.select import Select
@@ -21,6 +23,20 @@ RANKING = [("a1", 4.0), ("a2", 3.5), ("b1", 3.0), ("c1", 1.0)]
 AXES = np.eye(4, dtype=np.float32)
 
 
+#: Novelty not scaled by session resolution (three sessions in four candidates against k 10
+#: would charge a quarter of it).
+FULL_CHARGE = merge_overrides(
+    DEFAULT_RECALL_CONFIG, {"selection": {"novelty_by_resolution": False}}, "recall"
+)
+
+
+def test_novelty_shrinks_with_the_heads_session_resolution() -> None:
+    scaled, full = _state(), _state()
+    Select(session_novelty=True).run(scaled, ctx())
+    Select(session_novelty=True).run(full, ctx(FULL_CHARGE))
+    assert full.results == ["a1", "b1"] and scaled.results == ["a1", "a2"]
+
+
 def _state(**kw):
     s = state(POOL, RANKING, with_plan=plan(k=2, pool=4), **kw)
     s.embeddings = {"a1": AXES[0], "a2": AXES[1], "b1": AXES[2], "c1": AXES[3]}
@@ -29,7 +45,7 @@ def _state(**kw):
 
 def test_session_novelty_reaches_another_session() -> None:
     s = _state()
-    notes = Select(session_novelty=True).run(s, ctx())
+    notes = Select(session_novelty=True).run(s, ctx(FULL_CHARGE))
     assert s.results == ["a1", "b1"]  # a2 is charged for its session A
     assert notes is not None and notes["a1"]["session_penalty"] == 0.0 and notes["b1"]["rank"] == 2
     plain = _state()

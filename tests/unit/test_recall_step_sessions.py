@@ -57,7 +57,11 @@ def test_session_documents_lift_the_ranked_sessions() -> None:
     s = state(POOL, RANKING)
     s.session_ranking = lambda: ["B", "A"]
     assert SessionDocuments().applies(s, ctx())
-    heavy = merge_overrides(DEFAULT_RECALL_CONFIG, {"session_documents": {"weight": 1}}, "recall")
+    heavy = merge_overrides(
+        DEFAULT_RECALL_CONFIG,
+        {"session_documents": {"weight": 1}, "fusion": {"session_lift_by_resolution": False}},
+        "recall",
+    )
     notes = SessionDocuments().run(s, ctx(heavy))
     # normalised score + weight / (1 + session rank): b1 2/3 + 1 beats a1 1 + 1/2
     assert s.order == ["b1", "a1", "a2", "n"]
@@ -104,12 +108,13 @@ def test_session_scores_are_maxsim_over_all_of_a_session() -> None:
 
 def test_session_lifts_fade_when_few_sessions_hold_the_pool() -> None:
     """With ``fusion.session_lift_by_resolution`` (the default) the lift's weight is scaled
-    by how finely the selection pool splits into sessions against k: POOL's effective
+    by how finely the ranking's head splits into sessions against k: POOL's effective
     sessions are 1 / (0.5² + 0.25² + 0.25²) = 8/3 (A, B, and the sessionless memory alone)."""
     s = state(POOL, RANKING)
-    k = s.plan.k
-    assert pool_resolution(s) == min(1.0, (8 / 3) / k)
-    assert lift_weight(s, 0.3, DEFAULT_RECALL_CONFIG) == 0.3 * pool_resolution(s)
+    k = DEFAULT_RECALL_CONFIG.fusion.session_resolution_k
+    resolution = pool_resolution(s, DEFAULT_RECALL_CONFIG)
+    assert resolution == min(1.0, (8 / 3) / k)
+    assert lift_weight(s, 0.3, DEFAULT_RECALL_CONFIG) == 0.3 * resolution
     off = merge_overrides(
         DEFAULT_RECALL_CONFIG, {"fusion": {"session_lift_by_resolution": False}}, "recall"
     )

@@ -37,7 +37,7 @@ class Select(RecallStep):
                 matrix[row] = emb
         novelty = self.novelty(state, cfg.session_novelty)
         if novelty > 0.0 and cfg.novelty_by_resolution:
-            novelty *= pool_resolution(state)
+            novelty *= pool_resolution(state, ctx.config)
         picks = mmr_select(
             head,
             [state.scores[i] for i in head],

@@ -66,18 +66,20 @@ class SessionDocuments(RecallStep):
         return session_lift(state, state.session_ranking(), weight, cfg.rrf_k)
 
 
-def pool_resolution(state: RecallState) -> float:
-    """The session resolution of the candidates selection considers
-    (:func:`~pipelines.recall.fusion.session_resolution`)."""
-    head = state.order[: state.plan.pool]
-    return session_resolution([state.pool[i].session_id for i in head], state.plan.k)
+def pool_resolution(state: RecallState, config: RecallConfig) -> float:
+    """The session resolution (:func:`~pipelines.recall.fusion.session_resolution`) of the
+    ranking's first ``selection.min_pool`` candidates against ``fusion.session_resolution_k``
+    results: fixed sizes, so a recall's order does not depend on the k it asks for."""
+    head = state.order[: config.selection.min_pool]
+    sessions = [state.pool[i].session_id for i in head]
+    return session_resolution(sessions, config.fusion.session_resolution_k)
 
 
 def lift_weight(state: RecallState, weight: float, config: RecallConfig) -> float:
     """A session-level lift's weight, scaled by the pool's session resolution when
     ``fusion.session_lift_by_resolution`` is on."""
     if config.fusion.session_lift_by_resolution:
-        return weight * pool_resolution(state)
+        return weight * pool_resolution(state, config)
     return weight
 
 
