@@ -1,6 +1,10 @@
 // Recompute the centroid of some stages of the space (pipelines.ingest.vectors): the mean
 // embedding of the memories now in each, after the community job moved memories between
 // stages. A stage without memory embeddings loses its vector.
+// Only in a space whose ingest keeps stage vectors (IngestConfig.stage_vectors): elsewhere none
+// is created.
+OPTIONAL MATCH (kept:Stage {space: $space}) WHERE kept.embedding IS NOT NULL
+WITH count(kept) AS kept WHERE kept > 0
 UNWIND $ids AS sid
 MATCH (st:Stage {space: $space, id: sid})
 CALL (st) {

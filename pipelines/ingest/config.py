@@ -263,11 +263,15 @@ class IngestConfig(BaseModel):
     something is part of what it means: on LoCoMo, exact dense search over speaker-attributed
     turns finds the gold turn in the top 10 for 0.48 / 0.43 of the questions of the first two
     conversations, against 0.31 / 0.27 for the bare text (exact search, all-MiniLM-L6-v2)."""
-    entity_vectors: bool = True
+    entity_vectors: bool = False
     """Keep each entity's vector, the mean embedding of the memories mentioning it
-    (:mod:`pipelines.ingest.vectors`; no encoder work of its own)."""
-    stage_vectors: bool = True
-    """Keep each stage's centroid, the mean embedding of its memories."""
+    (:mod:`pipelines.ingest.vectors`; no encoder work of its own), in the ``entity_embedding``
+    index. Off: no read path queries it yet, and its upkeep is write work on every batch
+    (with stage vectors, about a tenth of ingest's statement time on LoCoMo)."""
+    stage_vectors: bool = False
+    """Keep each stage's centroid, the mean embedding of its memories, in the
+    ``stage_embedding`` index. Off for the same reason as ``entity_vectors``: stage inference
+    votes for stages through recalled memories (``assemble.plan.vote_stages``), not by centroid."""
     token_vectors: bool = True
     """Store each new memory's late-interaction token vectors
     (:mod:`pipelines.models.late_interaction`), computed in the same forward pass as its

@@ -64,20 +64,35 @@ def test_cooccurrence_is_capped_per_memory(client, engine, space):
 
 
 def test_entity_and_stage_vectors(client, engine, space):
-    post(client, space, "s1", turns("Caroline moved to Boston.", "Caroline loves Boston in May."))
+    """Off by default (nothing reads them yet); kept as running means when switched on."""
+    from pipelines.ingest.config import IngestConfig
+    from pipelines.ingest.service import Ingestor, SessionIn, TurnIn
+
+    post(client, space, "s0", turns("Caroline visited Boston.", "Boston was cold."), "2024-02-01")
+    s = state(engine, space)
+    assert s["entities"] and s["stages"]
+    assert not any(x["vector"] for x in s["entities"] + s["stages"])
+    on = Ingestor(engine, IngestConfig(entity_vectors=True, stage_vectors=True))
+    texts = ("Caroline moved to Boston.", "Caroline loves Boston in May.")
+    on.ingest_session(
+        space,
+        SessionIn("s1", [TurnIn(role="user", content=t, speaker="user") for t in texts]),
+    )
     s = state(engine, space)
     boston = next(e for e in s["entities"] if e["key"] == "boston")
     assert boston["vector"] and boston["n"] == 2
-    assert all(st["vector"] and st["n"] == 2 for st in s["stages"])
+    staged = [st for st in s["stages"] if st["vector"]]
+    assert staged and all(st["n"] == 2 for st in staged)
     assert client.delete(f"/v1/spaces/{space}/memories/s1%231").status_code == 200
     s = state(engine, space)
     boston = next(e for e in s["entities"] if e["key"] == "boston")
-    assert boston["n"] == 1 and all(st["n"] == 1 for st in s["stages"])
+    assert boston["n"] == 1 and all(st["n"] == 1 for st in s["stages"] if st["vector"])
     # with one memory left, the vectors are that memory's embedding: its share was taken out
     (row,) = engine.store.read("recall/embeddings", space=space, ids=["s1#0"])
     memory_vec = np.asarray(row["embedding"], dtype=np.float32)
     assert np.allclose(np.asarray(boston["embedding"]), memory_vec, atol=1e-5)
-    assert np.allclose(np.asarray(s["stages"][0]["embedding"]), memory_vec, atol=1e-5)
+    staged = [st for st in s["stages"] if st["vector"]]
+    assert np.allclose(np.asarray(staged[0]["embedding"]), memory_vec, atol=1e-5)
 
 
 def test_standing_preferences_are_listed_and_superseded(client, engine, space):
