@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from pipelines.models import ModelStatus
-from pipelines.models.late_interaction import token_vectors
+from pipelines.models.late_interaction import batch_token_vectors, token_roles, token_vectors
 from pipelines.models.query_encoder import (
     OnnxQueryEncoder,
     QueryEncoderStatus,
@@ -104,6 +104,7 @@ class SentenceTransformerEmbedder:
         self._piece_tokenizer = copy.deepcopy(self._model.tokenizer)
         self._preprocess = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._lock = threading.Lock()
+        self._roles: tuple[np.ndarray, np.ndarray] | None = None
         self._onnx: OnnxQueryEncoder | None = None
         self.query_encoder_status = QueryEncoderStatus(False, "queries on PyTorch (configured)")
         if query_encoder == "onnx":
@@ -186,20 +187,27 @@ class SentenceTransformerEmbedder:
         vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         tokens: list[np.ndarray] = [np.zeros((0, 0), dtype=np.float32)] * len(texts)
         with self._lock, torch.inference_mode():
+            roles = self._token_roles()
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start : start + self.batch_size]
                 features = self._preprocess([texts[i] for i in chunk])
                 out = self._model(features)
                 sent = torch.nn.functional.normalize(out["sentence_embedding"], p=2, dim=1)
-                hidden = out["token_embeddings"].numpy()
-                ids = features["input_ids"].numpy()
                 lengths = features["attention_mask"].sum(dim=1).tolist()
+                rows = batch_token_vectors(
+                    out["token_embeddings"].numpy(), features["input_ids"].numpy(), lengths, roles
+                )
+                vectors[chunk] = sent.numpy()
                 for row, i in enumerate(chunk):
-                    n = int(lengths[row])
-                    pieces = self._model.tokenizer.convert_ids_to_tokens(ids[row, :n].tolist())
-                    vectors[i] = sent[row].numpy()
-                    tokens[i] = token_vectors(hidden[row, :n], pieces)
+                    tokens[i] = rows[row]
         return vectors, tokens
+
+    def _token_roles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Marker and stop-word tables over the tokenizer's vocabulary (built once)."""
+        if self._roles is None:
+            tok = self._model.tokenizer
+            self._roles = token_roles(tok.convert_ids_to_tokens(list(range(len(tok)))))
+        return self._roles
 
     def _forward(self, texts: list[str]) -> np.ndarray:
         """A few texts (a query): onnxruntime one text at a time when the ONNX encoder is

@@ -96,6 +96,36 @@ def token_vectors(hidden: np.ndarray, tokens: Sequence[str]) -> np.ndarray:
     return _normalise_rows(kept @ projection(hidden.shape[1]))
 
 
+def token_roles(vocabulary: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per token id of a vocabulary: whether it is a marker, and whether it is a stop word
+    (the tests of :func:`keep_positions`, as lookup tables for :func:`batch_token_vectors`)."""
+    marker = np.fromiter((t in SPECIAL_TOKENS for t in vocabulary), bool, len(vocabulary))
+    stop = np.fromiter(
+        (t.lstrip("#").lower() in STOP_WORDS for t in vocabulary), bool, len(vocabulary)
+    )
+    return marker, stop
+
+
+def batch_token_vectors(
+    hidden: np.ndarray,
+    ids: np.ndarray,
+    lengths: Sequence[int],
+    roles: tuple[np.ndarray, np.ndarray],
+) -> list[np.ndarray]:
+    """:func:`token_vectors` of a padded batch at once: ``hidden`` (texts, positions, model
+    dims), ``ids`` (texts, positions) the token ids, ``lengths`` each text's unpadded length,
+    ``roles`` :func:`token_roles` of the vocabulary. The same vectors, one projection for all."""
+    marker, stop = roles
+    present = np.arange(ids.shape[1])[None, :] < np.asarray(lengths)[:, None]
+    content = present & ~marker[ids]
+    kept = content & ~stop[ids]
+    for row in np.flatnonzero(~kept.any(axis=1)):  # keep_positions' fall-backs
+        kept[row] = content[row] if content[row].any() else present[row]
+    rows = np.asarray(hidden, dtype=np.float32)[kept]
+    vectors = _normalise_rows(rows @ projection(hidden.shape[2]))
+    return np.split(vectors, np.cumsum(kept.sum(axis=1))[:-1])
+
+
 def pack(vectors: np.ndarray) -> bytes:
     """Rows of ``vectors`` as int8, each scaled so that its largest component is ±127."""
     v = np.asarray(vectors, dtype=np.float32)

@@ -11,11 +11,13 @@ import pytest
 from pipelines.models.late_interaction import (
     TOKEN_DIMS,
     TOKEN_FORMAT,
+    batch_token_vectors,
     keep_positions,
     late_score,
     maxsim,
     pack,
     projection,
+    token_roles,
     token_vectors,
     unpack,
     unpack_concatenated,
@@ -65,6 +67,24 @@ def test_token_vectors_are_unit_rows_of_the_kept_tokens():
     assert np.allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="expected"):
         token_vectors(rng.standard_normal((4, 384)), tokens)
+
+
+def test_batch_token_vectors_equal_token_vectors_text_by_text():
+    vocab = ["[PAD]", "[CLS]", "[SEP]", "the", "sagrada", "familia", "?", "what", "##q"]
+    rows = [
+        [1, 4, 5, 3, 8, 2],  # kept: sagrada familia ##q
+        [1, 7, 6, 2, 0, 0],  # only stop words: every non-marker token kept
+        [1, 2, 0, 0, 0, 0],  # only markers: both kept
+    ]
+    lengths = [6, 4, 2]
+    ids = np.array(rows)
+    hidden = np.random.default_rng(4).standard_normal((3, 6, 384)).astype(np.float32)
+    out = batch_token_vectors(hidden, ids, lengths, token_roles(vocab))
+    for r, n in enumerate(lengths):
+        ref = token_vectors(hidden[r, :n], [vocab[i] for i in rows[r][:n]])
+        assert out[r].shape == ref.shape
+        assert np.allclose(out[r], ref, atol=1e-5)
+    assert [len(o) for o in out] == [3, 2, 2]
 
 
 def test_pack_and_unpack_round_trip_within_int8_error():
