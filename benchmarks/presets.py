@@ -34,8 +34,14 @@ FULL_NO_CHUNKS = FULL.without(
     "vector and whole text (the ablation of chunk recall; same as full where nothing is long).",
 )
 
+DENSE_NO_CHUNKS = DENSE.without(
+    "chunks",
+    name="dense_no_chunks",
+    description="dense without the chunk signals: a long memory found only by its mean vector.",
+)
+
 #: Every configuration, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
 #: full without late interaction (``fast``), full.
 BENCH_PRESETS: dict[str, RecallPreset] = {
-    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL, FULL_NO_CHUNKS)
+    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL, FULL_NO_CHUNKS, DENSE_NO_CHUNKS)
 }

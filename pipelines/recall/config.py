@@ -29,6 +29,9 @@ SIGNAL_FULLTEXT = "fulltext"
 SIGNAL_ENTITY = "entity"
 SIGNAL_HEAT = "heat"
 SIGNAL_RECENCY = "recency"
+#: The turns that stated the standing instructions and preferences closest to a task-like
+#: query (step ``standing``): weighted by ``fusion.standing_weight``, not by intent.
+SIGNAL_STANDING = "standing"
 DEFAULT_SIGNALS: tuple[str, ...] = (
     SIGNAL_VECTOR,
     SIGNAL_FULLTEXT,
@@ -102,6 +105,10 @@ class QueryConfig(_Section):
     #: (memories are embedded as "speaker: text"); LoCoMo conversations 1-2, preset full:
     #: turn R@10 0.788 stripped vs 0.649 kept.
     strip_speakers_for_vector: bool = True
+    #: Search without the words that ask for a summary, a list or an order rather than about
+    #: a topic ("Can you give me a summary of …", "… throughout our conversations"):
+    #: :func:`pipelines.recall.query.strip_meta`.
+    strip_meta: bool = True
 
 
 class CandidatesConfig(_Section):
@@ -129,9 +136,16 @@ class CandidatesConfig(_Section):
     #: after it (needs the Recaller's executor). The results are the same either way
     #: (candidates are merged by id; rankings break ties by id).
     concurrent_signals: bool = True
+    #: Step ``standing``: at most this many turns that stated a standing instruction or
+    #: preference, those whose statement's cosine with the query reaches the minimum.
+    standing_k: Annotated[int, Field(ge=0)] = 3
+    standing_min_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.2
     #: A long memory's chunks each signal keeps (best first): its score is its best chunk's,
     #: the rest are named in ``explain`` and shown by ``/context``.
     chunks_per_memory: PositiveInt = 3
+    #: A long memory's best chunk vector score less this times ln(its chunks) (normalised
+    #: cosine units): more chunks, more chances to match by chance.
+    chunk_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
 
     def use_exact_scan(self, space_size: int) -> bool:
         """Whether a memory space is small enough to brute-force the vector signal.
@@ -194,6 +208,13 @@ class FusionConfig(_Section):
     #: 0.513 / 0.516 / 0.513, session MRR 0.767 / 0.774 / 0.770 / 0.762 / 0.758; 0.7
     #: improves all four recall figures.
     question_turn_factor: Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)] = 0.7
+    #: A query in the first person ("what did I decide ...") asks about its asker, the user:
+    #: the user's own turns hold what they said and did, and the other party's replies
+    #: restate it. Turns of role ``user`` are scaled by this when the candidates hold turns
+    #: of other roles too (1 keeps the order; a space of one role is left alone).
+    first_person_user_factor: Factor = 1.0
+    #: Weight of the ``standing`` ranking (step ``standing``) in the fusion, for every intent.
+    standing_weight: Weight = 1.0
     #: A context signal (heat, recency) whose values spread less than this over the candidate
     #: pool carries no information for the query and is left out of the fusion (e.g. heat right
     #: after a bulk import, when every memory is equally hot).

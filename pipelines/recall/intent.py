@@ -124,8 +124,8 @@ RULES: tuple[IntentRule, ...] = (
     _rule(
         "what_order",
         Intent.EVENT_ORDER,
-        r"\b(?:(?:in\s+)?(?:what|which)\s+order|order\s+of|chronolog\w*|sequence\s+of|"
-        r"timeline)\b",
+        r"\b(?:(?:in\s+)?(?:what|which)\s+order|order\s+(?:of|in\s+which)|chronolog\w*|"
+        r"sequence\s+of|timeline)\b|\bin\s+order\b(?!\s+(?:to|for)\b)",
         _STRONG,
     ),
     _rule(

@@ -161,6 +161,41 @@ MAX_PHRASE_BOOST = 1000.0
 _TRAILING = " \t\r\n\"'“”‘’)]}»"
 
 
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def first_person(text: str) -> bool:
+    """Whether ``text`` speaks of its asker in the first person ("When does my sprint
+    end?"): an agent asks on behalf of its user, whose own turns say what they did."""
+    return _FIRST_PERSON_RE.search(text) is not None
+
+
+_TASK_RE = re.compile(
+    r"\b(?:how\s+(?:do|can|could|should|would|might)\s+(?:i|we)|"
+    r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:help|show|walk|explain|give|"
+    r"provide|suggest|recommend|write|create|draft|review|tell\s+me\s+how)|"
+    r"(?:help|show|walk|teach)\s+me\b|"
+    r"(?:what|which)\b[^.?!]*\b(?:should|would\s+you\s+(?:suggest|recommend)|"
+    r"do\s+you\s+(?:suggest|recommend))|"
+    r"(?:what|which)\s+(?:are|is)\s+(?:some|the\s+(?:best|different))\b|"
+    r"^\s*(?:please\s+)?(?:explain|describe|write|create|draft|suggest|recommend|list)\b)",
+    re.IGNORECASE,
+)
+_PAST_RECORD_RE = re.compile(
+    r"\b(?:did|have|had)\s+(?:i|we|you)\b|\b(?:i|we|you)\s+(?:said|mentioned|told|asked|"
+    r"recommended|suggested|brought\s+up|discussed|talked)\b|"
+    r"\b(?:our|these|previous|past)\s+(?:conversations?|discussions?|chats?|sessions?)\b",
+    re.IGNORECASE,
+)
+
+
+def task_request(text: str) -> bool:
+    """Whether ``text`` asks for help with a task ("How should I organise my resume?", "Can
+    you show me how to add login?") rather than about what was said or done ("What did I
+    decide?", "Have I used Flask before?")."""
+    return _TASK_RE.search(text) is not None and _PAST_RECORD_RE.search(text) is None
+
+
 def ends_with_question(text: str) -> bool:
     """Whether ``text`` ends by asking a question ("Wow, great! What did you paint?"), closing
     quotes and brackets aside. A turn that only asks in passing ("Did I tell you? I got the
@@ -272,6 +307,31 @@ def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
     spelling of ``known_speakers``; blank names are ignored.
     """
     return list(dict.fromkeys(name for _, _, name in _speaker_spans(query, known_speakers)))
+
+
+_META_RE = re.compile(
+    r"\b(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:give|provide|show|tell|walk)\s+"
+    r"me(?:\s+through)?|(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:list|summari[sz]e|"
+    r"recap|describe|outline)|(?:a|an|the)\s+(?:(?:comprehensive|complete|brief|short|"
+    r"detailed|quick|clear|full)\s+)*(?:summary|overview|recap|list|rundown)\s+of|"
+    r"the\s+order\s+in\s+which|in\s+(?:what|which)\s+order|in\s+(?:chronological\s+)?order|"
+    r"(?:i|we|you)\s+(?:brought\s+up|mentioned|discussed|talked\s+about|raised)|"
+    r"(?:throughout|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|these|my|the)\s+"
+    r"(?:conversations?|discussions?|chats?|sessions?|exchanges?)|so\s+far|"
+    r"mention\s+only\b.*$)",
+    re.IGNORECASE,
+)
+
+
+def strip_meta(query: str) -> str:
+    """``query`` without the words that ask *for* something rather than *about* it ("Can you
+    give me a summary of …", "… throughout our conversations", "the order in which I
+    brought up …"): a summary or ordering request is about its topic, and the request's own
+    words only pull the search toward turns that happen to share them. Returns the query
+    unchanged when nothing searchable would be left."""
+    stripped = " ".join(_META_RE.sub(" ", query).split())
+    stripped = re.sub(r"\s+([?.!,;:])", r"\1", stripped).strip(" ,;:")
+    return stripped if build_fulltext_query(stripped) is not None else query
 
 
 def strip_speakers(query: str, known_speakers: Iterable[str]) -> str:

@@ -139,6 +139,10 @@ class Plan:
     query_speakers: list[str]
     windows: list[TimeConstraint]
     now: datetime
+    #: the query speaks of its asker in the first person (the user's own turns are favoured)
+    first_person: bool = False
+    #: the query asks for help with a task (standing instructions and preferences apply)
+    task_like: bool = False
 
 
 @dataclass

@@ -52,7 +52,7 @@ class ChunkCandidates(RecallStep):
                 break
             params.update(vector_fetch=larger, fulltext=None)
             rows = _union(rows, ctx.store.read("recall/chunk_candidates", **params))
-        merge_chunk_rows(state, rows, ctx.config.fusion.rrf_k)
+        merge_chunk_rows(state, rows, ctx.config.fusion.rrf_k, cfg.chunk_length_penalty)
         return None
 
 
@@ -96,13 +96,25 @@ def chunk_params(state: RecallState, ctx: StepContext) -> dict[str, Any]:
     }
 
 
-def merge_chunk_rows(state: RecallState, rows: list[Row], rrf_k: float) -> None:
+def chunk_scores(best: dict[str, float], chunks: int, penalty: float) -> dict[str, float]:
+    """A long memory's best chunk score per signal, less ``penalty · ln(chunks)`` for the
+    vector signal (normalised cosine): the best of many chunks matches a query better by
+    chance alone, as the best token of a long text does in late interaction."""
+    out = dict(best)
+    if SIGNAL_VECTOR in out and chunks > 1:
+        out[SIGNAL_VECTOR] -= penalty * math.log(chunks)
+    return out
+
+
+def merge_chunk_rows(
+    state: RecallState, rows: list[Row], rrf_k: float, penalty: float = 0.0
+) -> None:
     """Add the chunk rows' memories to the pool (a memory already there keeps its own
     signals and takes its chunks' where higher) with their matched chunks, best first."""
     found = parse_candidates(rows)
     for r in rows:
         cand = found[r["id"]]
-        chunk_best = dict(cand.raw)
+        chunk_best = chunk_scores(cand.raw, cand.chunk_count, penalty)
         cand.raw = {}
         into: Candidate = state.pool.setdefault(cand.id, cand)
         into.chunk_count = cand.chunk_count

@@ -13,11 +13,13 @@ from typing import Any, Literal
 from pipelines.recall.config import (
     SIGNAL_HEAT,
     SIGNAL_RECENCY,
+    SIGNAL_STANDING,
     SIGNAL_VECTOR,
     RecallConfig,
 )
 from pipelines.recall.fusion import signal_reliability, temporal_boost, weighted_rrf
 from pipelines.recall.heat import effective_heat, recency_score
+from pipelines.recall.intent import Intent
 from pipelines.recall.query import ends_with_question
 from pipelines.recall.state import (
     SIGNAL_WINDOW,
@@ -101,6 +103,7 @@ def fuse(
     cfg = config.fusion
     signal_rankings = rankings(pool, plan, config)
     weights = dict(plan.weights)
+    weights[SIGNAL_STANDING] = cfg.standing_weight
     for name in signal_rankings:
         if name.startswith(SIGNAL_WINDOW + ":"):
             weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.time_window_weight
@@ -142,6 +145,15 @@ def fuse(
         factor = cfg.speaker_session_boost_factor
         if with_speaker and len(with_speaker) < len(pool) and factor != 1.0:
             boost(with_speaker, factor, "speaker_session")
+    # (a summary spans both parties: what was asked and what was answered)
+    if (
+        plan.first_person
+        and plan.intent is not Intent.SUMMARIZATION
+        and cfg.first_person_user_factor != 1.0
+    ):
+        own = {c.id for c in pool.values() if c.role == "user"}
+        if own and len(own) < len(pool):
+            boost(own, cfg.first_person_user_factor, "first_person")
     if question_prior and cfg.question_turn_factor != 1.0:
         asking = {c.id for c in pool.values() if c.kind == "turn" and ends_with_question(c.text)}
         if asking:

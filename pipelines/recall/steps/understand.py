@@ -27,7 +27,10 @@ from pipelines.recall.query import (
     build_fulltext_query,
     extract_keywords,
     find_speakers,
+    first_person,
+    strip_meta,
     strip_speakers,
+    task_request,
 )
 from pipelines.recall.request import RecallRequest
 from pipelines.recall.state import Explanations, Plan, RecallState, SpaceProfile
@@ -71,6 +74,8 @@ class Understand(RecallStep):
         }
         now = as_utc(request.now) or datetime.now(UTC)
         named, query_speakers, content = self.speakers_in(query, profile)
+        if cfg.strip_meta:
+            content = strip_meta(content)
         windows: list[TimeConstraint] = []
         if self.time_expressions:
             windows = resolve_time_expressions(query, now, timedelta(days=cfg.recent_window_days))
@@ -87,7 +92,7 @@ class Understand(RecallStep):
         return Plan(
             query=query,
             content=content,
-            vector_text=content if cfg.strip_speakers_for_vector else query,
+            vector_text=content if cfg.strip_speakers_for_vector else self._meta(query, cfg),
             k=request.k,
             pool=max(pool, request.k),
             intent=intent,
@@ -98,7 +103,13 @@ class Understand(RecallStep):
             query_speakers=query_speakers,
             windows=windows,
             now=now,
+            first_person=first_person(query),
+            task_like=task_request(query),
         )
+
+    @staticmethod
+    def _meta(query: str, cfg: QueryConfig) -> str:
+        return strip_meta(query) if cfg.strip_meta else query
 
     def speakers_in(self, query: str, profile: SpaceProfile) -> tuple[list[str], list[str], str]:
         """(speakers the query names, those this step uses, the query without the latter)."""
@@ -109,6 +120,8 @@ class Understand(RecallStep):
     def vector_text(self, query: str, profile: SpaceProfile, config: RecallConfig) -> str:
         """The text embedded for ``query`` (already cleaned)."""
         _, _, content = self.speakers_in(query, profile)
+        if config.query.strip_meta:
+            content, query = strip_meta(content), strip_meta(query)
         return content if config.query.strip_speakers_for_vector else query
 
 

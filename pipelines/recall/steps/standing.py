@@ -1,0 +1,54 @@
+"""Step ``standing``: the standing instructions and preferences a task needs.
+
+A request for help ("show me how to implement login") seldom repeats the words of the
+instruction that governs the answer ("always format code snippets with syntax highlighting
+when I ask about implementation details"), so neither the query's vector nor its words find
+the turn that gave it. For a task-like query (:func:`pipelines.recall.query.task_request`)
+the space's active instruction and preference facts (extracted at ingest, embedded) are
+ranked by cosine with the query; the turns that stated the closest ones join the pool as a
+``standing`` ranking, which the fusion weighs by ``fusion.standing_weight``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pipelines.recall.config import SIGNAL_STANDING
+from pipelines.recall.state import Explanations, RecallState
+from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
+
+STANDING_CATEGORIES = ("instruction", "preference")
+
+
+class Standing(RecallStep):
+    kind: Literal["standing"] = "standing"
+    requires = ("understand", "candidates")
+    after = ("embed",)
+    needs_query_vector = True
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        cfg = ctx.config
+        return (
+            state.plan.task_like
+            and state.query_vector is not None
+            and cfg.fusion.standing_weight > 0.0
+            and cfg.candidates.standing_k > 0
+        )
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        assert state.query_vector is not None  # applies() checked it
+        cfg = ctx.config.candidates
+        rows = ctx.store.read(
+            "recall/standing_candidates",
+            space=ctx.space,
+            embedding=state.query_vector.tolist(),
+            categories=list(STANDING_CATEGORIES),
+            min_similarity=cfg.standing_min_similarity,
+            k=cfg.standing_k,
+            **filter_params(state.request),
+        )
+        merge(state.pool, parse_candidates(rows))
+        return None
+
+
+__all__ = ["SIGNAL_STANDING", "Standing"]
