@@ -366,7 +366,7 @@ class Ingestor:
         need = [max(1, len(it.spans or ())) for _, it in new]
         for (fld, it), n in zip(new, need, strict=True):
             if n > limit:
-                part = len(it.text) * limit // n // 1000 * 900  # with a tenth to spare
+                part = max(1, len(it.text) * limit * 9 // (10 * n))  # a tenth to spare
                 raise InvalidInput(
                     f"{fld} alone needs {n:,} texts embedded (its chunks); the limit is "
                     f"{limit:,} per request: send its content in parts of at most about "
