@@ -12,8 +12,8 @@
   this job bumps when it rewrites weights), so a stale projection is never reused: a new one is
   projected under the new name and superseded ones are dropped after a grace period (readers
   may still be walking them). One caller per space and process projects at a time; callers
-  in other processes may project the same name at once, and the one GDS refuses ("already
-  exists") reuses the other's.
+  in other processes may project the same name at once: GDS keeps one graph and refuses the
+  other caller, which uses it (:func:`build_entity_projection`).
 
 The assembler's Personalized PageRank calls :func:`ensure_entity_projection` before every walk:
 one aggregate over the space's entities (the fingerprint) and, at most every
@@ -86,12 +86,14 @@ def drop_stale_graphs(engine: Engine, prefix: str, keep: str | None, grace_secon
 
 
 def build_entity_projection(engine: Engine, space: str, name: str) -> None:
-    """Project the space's entity graph as ``name``; when another process projected the same
-    name meanwhile, GDS refuses the second ("already exists") and its graph is used."""
+    """Project the space's entity graph as ``name``. When another process projects the same
+    name at once, GDS keeps one and refuses the other, either at the start ("already exists")
+    or, when both were built side by side, at registration ("already loaded"); the refused
+    caller uses the graph that was kept."""
     try:
         engine.store.write("consolidate/entity_graph_project", space=space, graph=name)
-    except ClientError as exc:
-        if "already exists" not in str(exc):
+    except ClientError:
+        if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
             raise
 
 
