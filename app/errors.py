@@ -36,7 +36,10 @@ def _field_of(loc: tuple[Any, ...]) -> str | None:
 def install(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(_: Request, exc: DomainError) -> JSONResponse:
-        headers = RETRY_AFTER if exc.status == 503 else None
+        wait = getattr(exc, "retry_after", None)  # a deadline says how long it allowed
+        headers = (
+            ({"Retry-After": str(wait)} if wait else RETRY_AFTER) if exc.status == 503 else None
+        )
         return JSONResponse(
             error_body(exc.code, exc.message, exc.field), status_code=exc.status, headers=headers
         )

@@ -20,6 +20,7 @@ from pipelines.consolidate.scheduler import Scheduler
 from pipelines.engine import Engine, EngineSettings
 from pipelines.errors import Unavailable
 from pipelines.graph import GraphConfig
+from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, IngestConfig
 from pipelines.ingest.service import Ingestor
 from pipelines.models.embeddings import Embedder
 from pipelines.models.reranker import RerankerSettings
@@ -49,6 +50,13 @@ def engine_settings(s: Settings) -> EngineSettings:
             model_name=s.reranker_model_name,
             allow_download=s.reranker_allow_download,
         ),
+    )
+
+
+def ingest_config(s: Settings) -> IngestConfig:
+    """The write path's configuration with the server's work limit."""
+    return DEFAULT_INGEST_CONFIG.model_copy(
+        update={"max_embedding_inputs": s.ingest_max_embedding_inputs}
     )
 
 
@@ -99,7 +107,7 @@ def build_services(settings: Settings, engine: Engine | None = None) -> Services
             settings=settings,
             engine=engine,
             embedder=engine.embedder,
-            ingestor=Ingestor(engine),
+            ingestor=Ingestor(engine, ingest_config(settings)),
             recaller=Recaller(engine, executor=recall_pool),
             assembler=Assembler(engine, read_ahead=assembly_pool, recall_executor=recall_pool),
             recall_pool=recall_pool,

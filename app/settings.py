@@ -115,6 +115,22 @@ class Settings(BaseSettings):
     admission_wait_seconds: float = Field(
         0.5, ge=0.0, le=30.0, description="Longest wait for a free slot before a 503."
     )
+    ingest_deadline_seconds: float = Field(
+        600.0,
+        gt=0.0,
+        le=86_400.0,
+        description="Longest an ingest request (sessions, memories) may work; past it, it "
+        "stops before writing anything and answers 503 (deadline_exceeded) with Retry-After "
+        "set to this many seconds.",
+    )
+    ingest_max_embedding_inputs: int = Field(
+        4_096,
+        ge=1,
+        le=1_000_000,
+        description="Most texts the embedding model may read for one ingest request (one per "
+        "new memory that fits its window, one per chunk of a longer one); above it, a 422 "
+        "names where to split the request.",
+    )
 
     @field_validator("admission_limits")
     @classmethod

@@ -17,6 +17,7 @@ from pipelines import browse, spaces
 from pipelines.assemble.blocks import neutralize_controls
 from pipelines.assemble.request import ContextRequest
 from pipelines.consolidate import history, supersede
+from pipelines.ingest.deadline import Deadline
 from pipelines.recall.request import RecallRequest
 
 Json = dict[str, Any]
@@ -51,15 +52,21 @@ class ServicesBackend:
 
     async def add_session(self, space: str, session: Json) -> Json:
         body = SessionCreate.model_validate(session)
+        deadline = Deadline.after(self.s.settings.ingest_deadline_seconds)
         result = await anyio.to_thread.run_sync(
-            lambda: self.s.ingestor.ingest_session(space, body.to_session(), body.options())
+            lambda: self.s.ingestor.ingest_session(
+                space, body.to_session(), body.options(), deadline
+            )
         )
         return _ingested(result.memory_ids, result.items, result.counts)
 
     async def add_memories(self, space: str, memories: list[Json]) -> Json:
         body = MemoriesCreate.model_validate({"memories": memories})
+        deadline = Deadline.after(self.s.settings.ingest_deadline_seconds)
         result = await anyio.to_thread.run_sync(
-            lambda: self.s.ingestor.add_memories(space, body.to_memories(), body.options())
+            lambda: self.s.ingestor.add_memories(
+                space, body.to_memories(), body.options(), deadline
+            )
         )
         return _ingested(result.memory_ids, result.items, result.counts)
 

@@ -18,6 +18,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from pipelines.consolidate import graph_catalog
 from pipelines.graph import GraphStore, GraphUnavailable
 
 log = logging.getLogger("mnemograph.metrics")
@@ -72,13 +73,23 @@ class JobRunCollector(Collector):
 
 class GdsCollector(Collector):
     """``mnemograph_gds_projections`` (in-memory graphs held), ``mnemograph_gds_projection_bytes``
-    (their size) and ``mnemograph_neo4j_heap_max_bytes`` (what the projection budget of
-    :mod:`pipelines.consolidate.graph_budget` is a share of)."""
+    (their size), ``mnemograph_neo4j_heap_max_bytes`` (what the projection budget of
+    :mod:`pipelines.consolidate.graph_budget` is a share of) and
+    ``mnemograph_gds_projections_evicted_total{reason}`` (this process's evictions: ``room``
+    for a projection that would not fit, ``idle`` by age)."""
 
     def __init__(self, store: StoreSource) -> None:
         self._store = store
 
     def collect(self) -> Iterator[Metric]:
+        evicted = CounterMetricFamily(
+            "mnemograph_gds_projections_evicted", "GDS projections this process evicted",
+            labels=["reason"],
+        )  # fmt: skip
+        counts = graph_catalog.evictions()
+        for reason in ("room", "idle"):
+            evicted.add_metric([reason], float(counts.get(reason, 0)))
+        yield evicted
         rows = _read(self._store, "metrics/gds_graphs")
         if not rows:
             return

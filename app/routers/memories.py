@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 
-from app.limits import BODY_LIMIT_RESPONSES, LimitedBodyRoute
+from app.limits import BODY_LIMIT_RESPONSES, LimitedBodyRoute, ingest_deadline
 from app.schemas.memories import (
     IngestResponse,
     MemoriesCreate,
@@ -22,7 +22,16 @@ _WRITE_RESPONSES: dict[int | str, dict[str, object]] = {
     **BODY_LIMIT_RESPONSES,
     422: {
         "description": "Invalid input, naming the field: among others content longer than "
-        "4,000,000 characters per memory, or more than 8,000,000 characters in one request.",
+        "4,000,000 characters per memory, more than 8,000,000 characters in one request, or "
+        "more texts for the embedding model than MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS "
+        "(4,096 by default: one per new memory that fits the model's window, one per chunk of "
+        "a longer one), the field naming where to split the request.",
+    },
+    503: {
+        "description": "Overloaded, Neo4j unavailable, or the request ran past its deadline "
+        "(`deadline_exceeded`, MNEMOGRAPH_INGEST_DEADLINE_SECONDS, 600 s by default: nothing "
+        "was written, and `Retry-After` is the deadline's length): retry after `Retry-After` "
+        "seconds.",
     },
 }
 
@@ -30,23 +39,29 @@ _WRITE_RESPONSES: dict[int | str, dict[str, object]] = {
 @router.post(
     "/sessions", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
 )
-def ingest_session(space: str, body: SessionCreate, services: ServicesDep) -> IngestResponse:
+def ingest_session(
+    space: str, body: SessionCreate, services: ServicesDep, request: Request
+) -> IngestResponse:
     """Store one conversation session with its turns, in one transaction. Re-sending the same
     ids is idempotent (`unchanged`); every turn gets a decision with its reason. A turn may be
     up to 4,000,000 characters: it is stored verbatim, and indexed as chunks when it is longer
     than the embedding model's window."""
-    result = services.ingestor.ingest_session(space, body.to_session(), body.options())
+    deadline = ingest_deadline(request, services.settings)
+    result = services.ingestor.ingest_session(space, body.to_session(), body.options(), deadline)
     return IngestResponse.model_validate(result)
 
 
 @router.post(
     "/memories", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
 )
-def add_memories(space: str, body: MemoriesCreate, services: ServicesDep) -> IngestResponse:
+def add_memories(
+    space: str, body: MemoriesCreate, services: ServicesDep, request: Request
+) -> IngestResponse:
     """Store one or many free memories (notes, facts, documents, whole files) in one
     transaction. A memory may be up to 4,000,000 characters: it is stored verbatim, and indexed
     as chunks when it is longer than the embedding model's window."""
-    result = services.ingestor.add_memories(space, body.to_memories(), body.options())
+    deadline = ingest_deadline(request, services.settings)
+    result = services.ingestor.add_memories(space, body.to_memories(), body.options(), deadline)
     return IngestResponse.model_validate(result)
 
 

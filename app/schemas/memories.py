@@ -44,6 +44,11 @@ _LIMITS = DEFAULT_INGEST_CONFIG
 MAX_ITEMS = _LIMITS.max_turns_per_request
 MAX_CHARS = _LIMITS.max_content_chars
 _CONTENT: JsonDict = {"maxLength": MAX_CHARS}
+_WORK = (
+    "A request may have the model read at most MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS texts "
+    f"({_LIMITS.max_embedding_inputs:,} by default: one per new memory that fits its window, "
+    "one per chunk of a longer one; a 2 MB document is about 2,000 to 4,000 chunks)."
+)
 
 TurnRole = Literal["user", "assistant", "system", "tool"]
 MemoryRole = Literal["user", "assistant", "system", "tool", "note"]
@@ -70,7 +75,7 @@ class TurnIn(StrictModel):
     speaker: str | None = Field(None, max_length=200)
     content: str = Field(
         description=f"The turn, verbatim: up to {MAX_CHARS:,} characters (pasted files and logs "
-        "included); longer than the embedding model's window, it is indexed as chunks.",
+        f"included); longer than the embedding model's window, it is indexed as chunks. {_WORK}",
         json_schema_extra=_CONTENT,
     )
     time: datetime | None = Field(None, description="ISO 8601; naive times are UTC.")
@@ -101,7 +106,7 @@ class MemoryCreate(StrictModel):
     id: str | None = ID
     content: str = Field(
         description=f"The memory, verbatim: up to {MAX_CHARS:,} characters; longer than the "
-        "embedding model's window, it is indexed as chunks.",
+        f"embedding model's window, it is indexed as chunks. {_WORK}",
         json_schema_extra=_CONTENT,
     )
     kind: str = Field("note", min_length=1, max_length=50)

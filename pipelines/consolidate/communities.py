@@ -241,7 +241,7 @@ def _leiden(ctx: JobContext, active: int) -> dict[str, int]:
         "the community graph",
         "consolidate/community_graph_size",
         ctx.space,
-        ctx.config.upkeep.projection_heap_share,
+        ctx.config.upkeep,
     )
     try:
         projected = ctx.store.write(

@@ -206,7 +206,26 @@ class UpkeepConfig(BaseModel):
     ``forget_entity_projection`` and asks again. 0: check on every call."""
     projection_heap_share: float = Field(default=0.5, gt=0.0, le=1.0)
     """In-memory graphs may hold at most this share of Neo4j's maximum heap: a projection
-    whose estimate would pass it is refused (503) instead of risking the database's heap."""
+    whose estimate would pass it first evicts idle projections (least recently used first),
+    and is refused (503) when that cannot make room, instead of risking the database's heap."""
+    projection_evict_grace_seconds: float = Field(default=60.0, ge=0.0, le=86_400.0)
+    """A projection used (or made) within this long is never evicted: a walk may be reading
+    it. Use is recorded per process (:mod:`~pipelines.consolidate.graph_catalog`)."""
+    projection_max_idle_seconds: float | None = Field(default=1_800.0, gt=0.0, allow_inf_nan=False)
+    """A projection not used for this long is dropped (None: never by age); at least
+    ``projection_evict_grace_seconds``."""
+    projection_sweep_seconds: float = Field(default=60.0, ge=0.0, le=86_400.0)
+    """Idle projections are looked for at most once per this long per process (on the way
+    out of an ``ensure_entity_projection`` call)."""
+
+    @model_validator(mode="after")
+    def _idle_after_grace(self) -> UpkeepConfig:
+        idle = self.projection_max_idle_seconds
+        if idle is not None and idle < self.projection_evict_grace_seconds:
+            raise ValueError(
+                "projection_max_idle_seconds must be at least projection_evict_grace_seconds"
+            )
+        return self
 
 
 class TokenVectorConfig(BaseModel):

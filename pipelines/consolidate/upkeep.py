@@ -11,11 +11,16 @@
   graph (entity count, total mentions, latest mention, and ``Space.entity_graph_version``, which
   this job bumps when it rewrites weights), so a stale projection is never reused: a new one is
   projected under the new name and superseded ones are dropped after a grace period (readers
-  may still be walking them). Concurrent callers project the same name; the loser reuses it.
+  may still be walking them). One caller per space and process projects at a time; callers
+  in other processes may project the same name at once: GDS keeps one graph and refuses the
+  other caller, which uses it (:func:`build_entity_projection`).
 
 The assembler's Personalized PageRank calls :func:`ensure_entity_projection` before every walk:
 one aggregate over the space's entities (the fingerprint) and, at most every
 ``projection_recheck_seconds`` per projection and process, the existence check and the clean-up.
+Each call records a use of the projection; a projection that would not fit the memory budget
+evicts idle ones of other spaces first, and idle ones are dropped by age
+(:mod:`~pipelines.consolidate.graph_catalog`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from collections import defaultdict
 from neo4j.exceptions import ClientError
 
 from pipelines import spaces
-from pipelines.consolidate import graph_budget
+from pipelines.consolidate import graph_budget, graph_catalog
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, UpkeepConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.engine import Engine
@@ -37,9 +42,6 @@ from pipelines.engine import Engine
 log = logging.getLogger("mnemograph.consolidate.upkeep")
 
 ENTITY_GRAPH_PREFIX = "mnemograph/entities/"
-#: Per-run projections of the community job, by prefix -> job (dropped by the job; leftovers of a
-#: crashed run are dropped here, never while a live runner of that job holds its lease).
-RUN_GRAPH_PREFIXES = {"mnemograph/communities/": "communities"}
 
 _locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
@@ -78,9 +80,21 @@ def drop_stale_graphs(engine: Engine, prefix: str, keep: str | None, grace_secon
     dropped = 0
     for g in engine.store.read("consolidate/graph_list_prefix", prefix=prefix):
         if g["graph"] != keep and g["age_seconds"] >= grace_seconds:
-            engine.store.write("consolidate/graph_drop", graph=g["graph"])
+            graph_catalog.drop(engine.store, g["graph"])
             dropped += 1
     return dropped
+
+
+def build_entity_projection(engine: Engine, space: str, name: str) -> None:
+    """Project the space's entity graph as ``name``. When another process projects the same
+    name at once, GDS keeps one and refuses the other, either at the start ("already exists")
+    or, when both were built side by side, at registration ("already loaded"); the refused
+    caller uses the graph that was kept."""
+    try:
+        engine.store.write("consolidate/entity_graph_project", space=space, graph=name)
+    except ClientError:
+        if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
+            raise
 
 
 def ensure_entity_projection(
@@ -97,22 +111,23 @@ def ensure_entity_projection(
         return None
     key = _verified_key(engine, space)
     trusted_name, since = _verified.get(key, (None, 0.0))
-    if trusted_name == name and time.monotonic() - since < config.projection_recheck_seconds:
+    fresh = time.monotonic() - since < config.projection_recheck_seconds
+    if trusted_name == name and fresh and graph_catalog.tracked(engine.store, name):
+        graph_catalog.note_use(engine.store, name)
+        _sweep(engine, config)
         return name
     with _lock(space):
+        graph_catalog.note_use(engine.store, name)  # from now on, eviction leaves it alone
         if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
             graph_budget.require_room(
                 engine.store,
                 "the entity graph",
                 "consolidate/entity_graph_size",
                 space,
-                config.projection_heap_share,
+                config,
+                keep=name,
             )
-            try:
-                engine.store.write("consolidate/entity_graph_project", space=space, graph=name)
-            except ClientError as exc:
-                if "already exists" not in str(exc):
-                    raise
+            build_entity_projection(engine, space, name)
         try:
             drop_stale_graphs(
                 engine, entity_graph_prefix(space), name, config.stale_graph_grace_seconds
@@ -120,7 +135,21 @@ def ensure_entity_projection(
         except Exception:  # cleaning up is best effort; the projection is what was asked for
             log.warning("could not drop stale projections of %s", space, exc_info=True)
         _verified[key] = (name, time.monotonic())
+    _sweep(engine, config)
     return name
+
+
+def _sweep(engine: Engine, config: UpkeepConfig) -> None:
+    """Drop idle projections (at most once per ``projection_sweep_seconds``); best effort."""
+    try:
+        graph_catalog.sweep_idle(
+            engine.store,
+            config.projection_max_idle_seconds,
+            config.projection_sweep_seconds,
+            config.projection_evict_grace_seconds,
+        )
+    except Exception:
+        log.warning("could not look for idle projections", exc_info=True)
 
 
 def forget_entity_projection(engine: Engine, space: str) -> None:
@@ -182,7 +211,7 @@ def run(ctx: JobContext) -> None:
     ctx.counts["projection"] = int(name is not None)
     ctx.counts["leftover_graphs_dropped"] = sum(
         drop_stale_graphs(ctx.engine, f"{prefix}{ctx.space}/", None, cfg.stale_graph_grace_seconds)
-        for prefix, job in RUN_GRAPH_PREFIXES.items()
+        for prefix, job in graph_catalog.RUN_GRAPH_JOBS.items()
         if not _lease_live(ctx, job)
     )
     if name is not None:

@@ -9,7 +9,7 @@ as a generic ``preference`` or ``constraint`` fact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pipelines.ingest.config import IngestConfig
@@ -29,16 +29,18 @@ class Analyser:
         self.config = config
         self.extractor = EntityExtractor(nlp, config.entities)
 
-    def analyse(self, items: Sequence[Item]) -> None:
+    def analyse(self, items: Sequence[Item], check: Callable[[], None] | None = None) -> None:
         """Fill ``mentions``, ``facts`` and ``standing`` of each item (embeddings of standing
-        statements are added later, :meth:`standing_texts`)."""
+        statements are added later, :meth:`standing_texts`); ``check`` is called between
+        spaCy's batches and between items (it raises to stop)."""
         if not items:
             return
-        for it, mentions in zip(
-            items, self.extractor.extract_batch([it.text for it in items]), strict=True
-        ):
+        texts = [it.text for it in items]
+        for it, mentions in zip(items, self.extractor.extract_batch(texts, check), strict=True):
             it.mentions = mentions
         for it in items:
+            if check is not None:
+                check()
             it.standing = self._standing(it)
             it.facts = self._facts(it, {normalise_for_match(s["text"]) for s in it.standing})
 

@@ -254,6 +254,12 @@ class IngestConfig(BaseModel):
     """Most content characters in one request, all its items together (422 above it): one
     request is one transaction and is held in memory while it is encoded."""
     max_turns_per_request: int = Field(default=1_000, ge=1)
+    max_embedding_inputs: int = Field(default=4_096, ge=1)
+    """Most texts the embedding model may read for one request (one per new memory that fits
+    its window, one per chunk of a longer one; counted from the chunk plan before any model
+    runs): the work of a request, refused with a 422 naming where to split it above this.
+    4,096 admits a 2 MB document of short blocks (3,716 chunks); on a loaded 2-core machine
+    the model reads about 10 to 20 such texts per second."""
     embedding_batch_size: int = Field(default=64, ge=1)
     session_document_max_memories: int = Field(default=session_documents.DEFAULT_MAX_MEMORIES, ge=1)
     """A session's document (:mod:`pipelines.session_documents`) holds the texts of at most

@@ -14,7 +14,7 @@ embeds every memory whole (the model then reads its beginning only).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +68,14 @@ class ChunkEncoder:
                 out[i] = chunk_spans(text, window, pieces, counter.count_pieces)
         return out
 
+    def plan_items(self, items: Sequence[Item]) -> int:
+        """Plan the chunks of the items not planned yet (kept for :meth:`encode`); the number of
+        texts the model will read for all of them: one per memory that fits, one per chunk."""
+        todo = [it for it in items if it.spans is None]
+        for it, spans in zip(todo, self.plan([(it.text, it.speaker) for it in todo]), strict=True):
+            it.spans = spans
+        return sum(max(1, len(it.spans or ())) for it in items)
+
     def embedding_texts(self, texts: Sequence[tuple[str, str | None]]) -> list[str]:
         """Exactly the texts :meth:`encode` hands the model for these memories."""
         inputs: list[str] = []
@@ -78,17 +86,18 @@ class ChunkEncoder:
                 inputs.append(self._input(text, speaker))
         return inputs
 
-    def encode(self, items: Sequence[Item]) -> None:
-        """Fill ``embedding``, ``tokens`` and ``chunks`` of each item (module docstring)."""
+    def encode(self, items: Sequence[Item], check: Callable[[], None] | None = None) -> None:
+        """Fill ``embedding``, ``tokens`` and ``chunks`` of each item (module docstring);
+        ``check`` is called before each slice of the model's batches (it raises to stop)."""
         if not items:
             return
-        plans = self.plan([(it.text, it.speaker) for it in items])
+        self.plan_items(items)
         inputs: list[str] = []
         owners: list[tuple[Item, int]] = []  # (item, chunk index or -1 for the whole memory)
-        for it, spans in zip(items, plans, strict=True):
+        for it in items:
             it.chunks = [
                 ChunkOut(index=j, start=s, end=e, text=it.text[s:e])
-                for j, (s, e) in enumerate(spans)
+                for j, (s, e) in enumerate(it.spans or ())
             ]
             if it.chunks:
                 inputs.extend(self._input(c.text, it.speaker) for c in it.chunks)
@@ -96,7 +105,7 @@ class ChunkEncoder:
             else:
                 inputs.append(self._input(it.text, it.speaker))
                 owners.append((it, -1))
-        vectors, packed = self._forward(inputs)
+        vectors, packed = self._forward(inputs, check)
         for row, (it, j) in enumerate(owners):
             if j < 0:
                 it.embedding, it.tokens = vectors[row], packed[row]
@@ -108,19 +117,24 @@ class ChunkEncoder:
                 it.embedding = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
                 it.tokens = it.chunks[0].tokens
 
-    def _forward(self, inputs: list[str]) -> tuple[npt.NDArray[np.float32], list[bytes | None]]:
+    def _forward(
+        self, inputs: list[str], check: Callable[[], None] | None = None
+    ) -> tuple[npt.NDArray[np.float32], list[bytes | None]]:
         """Sentence vectors and packed token vectors, a slice of inputs at a time: the model's
         float token vectors (256 x 384 per text) are packed before the next slice runs, so a
         2 MB memory's thousands of chunks never hold them all at once."""
         with_tokens = getattr(self.embedder, "encode_with_tokens", None)
-        if not (self.config.token_vectors and with_tokens is not None):
-            vectors = np.asarray(self.embedder.encode(inputs), dtype=np.float32)
-            return vectors, [None] * len(inputs)
         step = max(1, self.config.embedding_batch_size) * _SLICE_BATCHES
         parts: list[npt.NDArray[np.float32]] = []
         packed: list[bytes | None] = []
         for i in range(0, len(inputs), step):
-            vectors, tokens = with_tokens(inputs[i : i + step])
+            if check is not None:
+                check()
+            if self.config.token_vectors and with_tokens is not None:
+                vectors, tokens = with_tokens(inputs[i : i + step])
+                packed.extend(pack(t) for t in tokens)
+            else:
+                vectors = self.embedder.encode(inputs[i : i + step])
+                packed.extend([None] * len(vectors))
             parts.append(np.asarray(vectors, dtype=np.float32))
-            packed.extend(pack(t) for t in tokens)
         return np.concatenate(parts), packed

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -469,13 +469,15 @@ class EntityExtractor:
         """Entities of a single text (see :meth:`extract_batch`)."""
         return self.extract_batch([text])[0]
 
-    def extract_batch(self, texts: Sequence[str]) -> list[list[EntityMention]]:
+    def extract_batch(
+        self, texts: Sequence[str], check: Callable[[], None] | None = None
+    ) -> list[list[EntityMention]]:
         """Entities of each text, in input order, one merged mention per canonical key.
 
         Fenced code blocks are blanked first (``config.skip_code_blocks``); then
         ``nlp.pipe(texts, batch_size=config.batch_size)`` runs with unneeded components
         disabled, and rule-based terms are added, canonicalised, filtered and merged (module
-        doc).
+        doc). ``check`` is called before each of spaCy's batches (it raises to stop).
         """
         if not texts:
             return []
@@ -491,7 +493,7 @@ class EntityExtractor:
                 owners.append(i)
                 segments.append(part)
         per_text: list[list[tuple[str, str, str]]] = [[] for _ in texts]
-        for owner, part, doc in zip(owners, segments, self._pipe(segments), strict=True):
+        for owner, part, doc in zip(owners, segments, self._pipe(segments, check), strict=True):
             for _, _, surface, kind in self._spans(part, doc.ents):
                 # Multi-line spans are NER noise, not names.
                 if "\n" in surface or "\r" in surface:
@@ -501,12 +503,14 @@ class EntityExtractor:
                     per_text[owner].append((_clean_surface(surface), key, kind))
         return [merge_mentions(candidates) for candidates in per_text]
 
-    def _pipe(self, texts: Sequence[str]) -> Iterator[Doc]:
+    def _pipe(self, texts: Sequence[str], check: Callable[[], None] | None = None) -> Iterator[Doc]:
         """``nlp.pipe`` over ``texts`` in order, in batches of at most ``batch_size`` texts
         and ``pipe_chars`` characters (a batch holds at least one text)."""
         cfg = self.config
         disable = list(self.disabled_pipes)
         for batch in char_batches(texts, cfg.batch_size, cfg.pipe_chars):
+            if check is not None:
+                check()
             yield from self.nlp.pipe(batch, batch_size=len(batch), disable=disable)
 
     def _spans(self, text: str, ents: Iterable[Span]) -> list[tuple[int, int, str, str]]:

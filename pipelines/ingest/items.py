@@ -53,6 +53,9 @@ class Item:
     tokens: bytes | None = None  # packed late-interaction token vectors
     chunks: list[ChunkOut] = field(default_factory=list)
     """Empty for a memory that fits the embedder's window (it is its own single chunk)."""
+    spans: list[tuple[int, int]] | None = None
+    """The chunk spans, when they were planned before encoding (the request's work estimate);
+    ``[]`` for a memory that fits the window."""
     mentions: list[EntityMention] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)
     """Fact rows (``ingest/create_facts``), computed before the transaction."""

@@ -15,6 +15,12 @@ Idempotency: memory ids are client ids or derived from the session and turn posi
 re-sent session finds its ids present with the same content hash and reports them
 ``unchanged`` without touching counts or co-occurrence weights. The same id with different
 content is a conflict (409) naming the turn.
+
+Bounded work: before any model runs, the chunks of the new items are planned and a request
+needing more than ``IngestConfig.max_embedding_inputs`` texts embedded is refused (422, naming
+where to split it). A :class:`~pipelines.ingest.deadline.Deadline`, when given, is checked
+between batches and before every write; a call it stops has written nothing, except, in a
+multi-session call, the sessions committed before (the error names the first one that was not).
 """
 
 from __future__ import annotations
@@ -30,10 +36,11 @@ import numpy as np
 
 from pipelines import spaces
 from pipelines.engine import Engine
-from pipelines.errors import Conflict, InvalidInput
+from pipelines.errors import Conflict, DomainError, InvalidInput
 from pipelines.graph import Tx, as_utc
 from pipelines.ingest.analyse import Analyser
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
+from pipelines.ingest.deadline import ClientGone, Deadline, DeadlineExceeded, check
 from pipelines.ingest.encode import ChunkEncoder
 from pipelines.ingest.entities import EntityExtractor
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
@@ -137,65 +144,101 @@ class Ingestor:
     # ------------------------------------------------------------------ public API
 
     def ingest_session(
-        self, space: str, session: SessionIn, options: IngestOptions | None = None
+        self,
+        space: str,
+        session: SessionIn,
+        options: IngestOptions | None = None,
+        deadline: Deadline | None = None,
     ) -> IngestResult:
-        return self.ingest_sessions(space, [session], options)[0]
+        return self.ingest_sessions(space, [session], options, deadline)[0]
 
     def ingest_sessions(
-        self, space: str, sessions: Sequence[SessionIn], options: IngestOptions | None = None
+        self,
+        space: str,
+        sessions: Sequence[SessionIn],
+        options: IngestOptions | None = None,
+        deadline: Deadline | None = None,
     ) -> list[IngestResult]:
         """Ingest several sessions, each written in its own transaction. Every session is
         validated before anything is written; models run over groups of whole sessions."""
         options = options or IngestOptions()
         space_cfg = self._space_gate(space)
         prepared: list[tuple[SessionIn, list[Item]]] = []
+        labelled: list[tuple[str, Item]] = []
         for si, session in enumerate(sessions):
             if not session.turns:
                 raise InvalidInput("a session needs at least one turn", field="turns")
             prefix = "turns" if len(sessions) == 1 else f"sessions.{si}.turns"
             prepared.append((session, self._session_items(session, prefix)))
+            labelled.extend((f"{prefix}.{it.index}", it) for it in prepared[-1][1])
         all_items = [it for _, items in prepared for it in items]
         self._check_request_size(all_items, "turns" if len(sessions) == 1 else "sessions")
         self._mark_existing(space, all_items, "turns")
+        self._check_work(labelled, "turns")
+        check(deadline)
         gate_on = options.gate if options.gate is not None else space_cfg.enabled
         groups = [prepared] if gate_on else list(_groups(prepared, GROUP_MIN_ITEMS))
         results: list[IngestResult] = []
-        # Per call: the analysis beside this thread's encoding, and the previous group's
-        # write beside this group's computing (at most one of each in flight).
+        try:
+            self._pipeline(space, groups, space_cfg, options, deadline, results)
+        except (DeadlineExceeded, ClientGone) as exc:
+            if results and len(sessions) > 1:
+                raise _stopped_after(exc, len(results), len(sessions)) from exc
+            raise
+        return results
+
+    def _pipeline(
+        self,
+        space: str,
+        groups: Sequence[Sequence[tuple[SessionIn, list[Item]]]],
+        space_cfg: GateConfig,
+        options: IngestOptions,
+        deadline: Deadline | None,
+        results: list[IngestResult],
+    ) -> None:
+        """Compute and write the groups; ``results`` gets each session's result once it is
+        committed. Per call: the analysis beside this thread's encoding, and the previous
+        group's write beside this group's computing (at most one of each in flight)."""
         with ThreadPoolExecutor(2, thread_name_prefix="ingest") as pool:
-            pending: Future[list[IngestResult]] | None = None
+            pending: Future[None] | None = None
             try:
                 for group in groups:
                     items = [it for _, group_items in group for it in group_items]
-                    self._compute(space, items, space_cfg, options, pool)
+                    self._compute(space, items, space_cfg, options, pool, deadline)
                     if pending is not None:
-                        results.extend(pending.result())
-                    pending = pool.submit(self._write_group, space, group)
+                        pending.result()
+                    pending = pool.submit(self._write_group, space, group, deadline, results)
                 if pending is not None:
-                    results.extend(pending.result())
+                    pending.result()
                     pending = None
             finally:
                 if pending is not None:  # a later group failed: the write in flight finishes
                     pending.exception()
-        return results
 
     def _write_group(
-        self, space: str, group: Sequence[tuple[SessionIn, list[Item]]]
-    ) -> list[IngestResult]:
-        out = []
+        self,
+        space: str,
+        group: Sequence[tuple[SessionIn, list[Item]]],
+        deadline: Deadline | None,
+        results: list[IngestResult],
+    ) -> None:
         for session, items in group:
+            check(deadline)
             counts = self.writer.write_session(
                 space,
                 session.session_id,
                 session.stage,
                 items,
-                partial(self._mark_existing, space, items, "turns"),
+                partial(self._recheck, space, items, "turns", deadline),
             )
-            out.append(self._result(items, counts, session.session_id))
-        return out
+            results.append(self._result(items, counts, session.session_id))
 
     def add_memories(
-        self, space: str, memories: Sequence[MemoryIn], options: IngestOptions | None = None
+        self,
+        space: str,
+        memories: Sequence[MemoryIn],
+        options: IngestOptions | None = None,
+        deadline: Deadline | None = None,
     ) -> IngestResult:
         options = options or IngestOptions()
         space_cfg = self._space_gate(space)
@@ -227,10 +270,13 @@ class Ingestor:
         self._check_unique_ids(items, "memories")
         self._check_request_size(items, "memories")
         self._mark_existing(space, items, "memories")
+        self._check_work([(f"memories.{it.index}", it) for it in items], "memories")
+        check(deadline)
         with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
-            self._compute(space, items, space_cfg, options, pool)
+            self._compute(space, items, space_cfg, options, pool, deadline)
+        check(deadline)
         counts = self.writer.write_free(
-            space, items, partial(self._mark_existing, space, items, "memories")
+            space, items, partial(self._recheck, space, items, "memories", deadline)
         )
         return self._result(items, counts, None)
 
@@ -310,6 +356,48 @@ class Ingestor:
         self._check_unique_ids(items, prefix)
         return items
 
+    def _check_work(self, labelled: Sequence[tuple[str, Item]], kind: str) -> None:
+        """Refuse (422) a request whose new items need more texts embedded than
+        ``max_embedding_inputs``, naming where to split it; ``labelled``: (field, item)."""
+        new = [(fld, it) for fld, it in labelled if not it.existing]
+        limit = self.config.max_embedding_inputs
+        if self.encoder.plan_items([it for _, it in new]) <= limit:
+            return
+        need = [max(1, len(it.spans or ())) for _, it in new]
+        for (fld, it), n in zip(new, need, strict=True):
+            if n > limit:
+                part = max(1, len(it.text) * limit * 9 // (10 * n))  # a tenth to spare
+                raise InvalidInput(
+                    f"{fld} alone needs {n:,} texts embedded (its chunks); the limit is "
+                    f"{limit:,} per request: send its content in parts of at most about "
+                    f"{part:,} characters",
+                    field=f"{fld}.content",
+                )
+        used = 0
+        for (fld, _), n in zip(new, need, strict=True):
+            used += n
+            if used > limit:
+                how = (
+                    "send the rest in another request with the same session_id, giving the "
+                    "turns explicit ids (the default ids number turns by their position)"
+                    if kind == "turns"
+                    else "send the rest in another request"
+                )
+                raise InvalidInput(
+                    f"the request needs {sum(need):,} texts embedded (one per new memory, one "
+                    f"per chunk of a long one); the limit is {limit:,} per request: the items "
+                    f"before {fld} fit; {how}",
+                    field=fld,
+                )
+
+    def _recheck(
+        self, space: str, items: list[Item], fld: str, deadline: Deadline | None, tx: Tx
+    ) -> None:
+        """Inside the write transaction, under the space's lock and before any write: the
+        deadline, then what already exists."""
+        check(deadline)
+        self._mark_existing(space, items, fld, tx)
+
     def _mark_existing(self, space: str, items: list[Item], fld: str, tx: Tx | None = None) -> None:
         """Mark items stored with the same content ``unchanged`` (:class:`Conflict` for other
         content); again inside the transaction, under the space's write lock."""
@@ -336,15 +424,17 @@ class Ingestor:
         gate_cfg: GateConfig,
         options: IngestOptions,
         pool: ThreadPoolExecutor,
+        deadline: Deadline | None = None,
     ) -> None:
         """Embeddings, chunks, entities, facts and gate decisions of the new items (no
         writes): analysis in the worker thread while this thread encodes."""
         new = [it for it in items if not it.existing]
         if not new:
             return
-        analysis = pool.submit(self.analyser.analyse, new)
+        stop = deadline.check if deadline is not None else None
+        analysis = pool.submit(self.analyser.analyse, new, stop)
         try:
-            self.encoder.encode(new)
+            self.encoder.encode(new, stop)
         finally:
             analysis.result()  # re-raises a failure of the analysis; never leaves it running
         standing = self.analyser.standing_texts(new)
@@ -438,3 +528,14 @@ def _groups(
             group, n = [], 0
     if group:
         yield group
+
+
+def _stopped_after(exc: DeadlineExceeded | ClientGone, done: int, total: int) -> DomainError:
+    """The error of a multi-session call stopped after ``done`` sessions were committed."""
+    written = (
+        f"sessions 0 to {done - 1} of {total} were stored before it stopped (one transaction "
+        f"each), the others were not: send sessions.{done} onwards again"
+    )
+    if isinstance(exc, DeadlineExceeded):
+        return DeadlineExceeded(exc.reason, exc.retry_after, written, f"sessions.{done}")
+    return ClientGone(exc.reason, written, f"sessions.{done}")

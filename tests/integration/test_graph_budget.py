@@ -1,20 +1,30 @@
-"""The GDS memory budget: a projection is estimated first and refused (503) when it would not
-fit, against a real Neo4j + GDS; within the budget it is built as before."""
+"""The GDS memory budget against a real Neo4j + GDS: a projection is estimated first; one that
+would not fit evicts idle projections of other spaces (least recently used first), and is
+refused (503) when none can make room; idle projections are dropped by age; two processes
+projecting one space at once build one graph."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from functools import partial
+
 import pytest
 
+from pipelines.consolidate import graph_budget, graph_catalog
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, UpkeepConfig
 from pipelines.consolidate.runner import run_job
 from pipelines.consolidate.upkeep import (
+    build_entity_projection,
     ensure_entity_projection,
+    entity_graph_name,
     entity_graph_prefix,
     forget_entity_projection,
 )
 from pipelines.engine import Engine
 from pipelines.errors import Unavailable
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, TOPICS, ingest, topic_sessions
+from tests.integration.threads import race
 
 TINY = 1e-9  # a share of the heap no graph fits in
 
@@ -46,3 +56,108 @@ def test_the_communities_job_over_budget_fails_with_the_reason(engine: Engine, s
     assert run.status == "failed"
     assert any("not enough graph memory for the community graph" in e for e in run.errors)
     assert run_job(engine, space, "communities", now=NOW).status == "ok"
+
+
+# --------------------------------------------------------------------------- eviction
+
+LATER = 3_600.0  # an hour on: every projection made before is idle by then
+
+
+@pytest.fixture
+def other_space(client) -> Iterator[str]:
+    sid = f"t-{uuid.uuid4().hex[:10]}"
+    assert client.post("/v1/spaces", json={"id": sid}).status_code == 201
+    yield sid
+    client.delete(f"/v1/spaces/{sid}")
+
+
+def an_hour_later(monkeypatch: pytest.MonkeyPatch, engine: Engine, *idle: str) -> None:
+    """Move this process's clock an hour on; every projection but those of ``idle`` is then
+    used (the other tests' projections are left alone)."""
+    now = graph_catalog.clock() + LATER
+    monkeypatch.setattr(graph_catalog, "clock", lambda: now)
+    for g in graph_catalog.projections(engine.store):
+        if not any(g.name.startswith(entity_graph_prefix(s)) for s in idle):
+            graph_catalog.note_use(engine.store, g.name)
+
+
+def share_short_by_half_of(engine: Engine, space: str, graph: str) -> float:
+    """A heap share for which projecting ``space`` needs half of ``graph``'s bytes more."""
+    held = {g.name: g.bytes for g in graph_catalog.projections(engine.store)}
+    room = graph_budget.measure(engine.store, "consolidate/entity_graph_size", space, 1.0)
+    return (room.held + room.estimate - held[graph] / 2) / room.budget
+
+
+def test_a_projection_that_does_not_fit_evicts_an_idle_one_of_another_space(
+    engine: Engine, space: str, other_space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest(engine, space, BIOGRAPHY)
+    ingest(engine, other_space, BIOGRAPHY)
+    old = ensure_entity_projection(engine, other_space)
+    assert old is not None
+    an_hour_later(monkeypatch, engine, other_space)
+    tight = UpkeepConfig(
+        projection_heap_share=share_short_by_half_of(engine, space, old),
+        projection_max_idle_seconds=None,
+    )
+    evicted = graph_catalog.evictions().get("room", 0)
+    name = ensure_entity_projection(engine, space, tight)
+    assert name is not None and projections(engine, space) == [name]
+    assert projections(engine, other_space) == []
+    assert graph_catalog.evictions()["room"] == evicted + 1
+    quiet = UpkeepConfig(projection_max_idle_seconds=None)
+    assert ensure_entity_projection(engine, other_space, quiet) == old  # projected again
+
+
+def test_a_projection_used_within_the_grace_period_is_kept_and_the_new_one_refused(
+    engine: Engine, space: str, other_space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest(engine, space, BIOGRAPHY)
+    ingest(engine, other_space, BIOGRAPHY)
+    old = ensure_entity_projection(engine, other_space)
+    assert old is not None
+    an_hour_later(monkeypatch, engine, other_space)
+    quiet = UpkeepConfig(projection_max_idle_seconds=None)
+    assert ensure_entity_projection(engine, other_space, quiet) == old  # a walk, just now
+    tight = UpkeepConfig(
+        projection_heap_share=share_short_by_half_of(engine, space, old),
+        projection_max_idle_seconds=None,
+    )
+    with pytest.raises(Unavailable, match="no projection unused for 60 s could make room"):
+        ensure_entity_projection(engine, space, tight)
+    assert projections(engine, other_space) == [old] and projections(engine, space) == []
+
+
+def test_an_idle_projection_is_dropped_by_age(
+    engine: Engine, space: str, other_space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest(engine, space, BIOGRAPHY)
+    ingest(engine, other_space, BIOGRAPHY)
+    old = ensure_entity_projection(engine, other_space)
+    assert old is not None
+    an_hour_later(monkeypatch, engine, other_space)
+    dropped = graph_catalog.evictions().get("idle", 0)
+    sweeping = UpkeepConfig(projection_max_idle_seconds=1_800.0, projection_sweep_seconds=0.0)
+    name = ensure_entity_projection(engine, space, sweeping)
+    assert name is not None and projections(engine, space) == [name]  # used: kept
+    assert projections(engine, other_space) == []
+    assert graph_catalog.evictions()["idle"] == dropped + 1
+
+
+def test_two_processes_projecting_one_space_at_once_build_one_graph(
+    engine: Engine, space: str
+) -> None:
+    """The per-space lock is per process: two processes may both find the graph missing and
+    project it; GDS keeps one and refuses the other (at the start, or at registration when
+    both were built side by side: both happen within a few races), which then uses it."""
+    ingest(engine, space, BIOGRAPHY)
+    base = entity_graph_name(engine, space)
+    assert base is not None
+    for n in range(6):
+        name = f"{base}-{n}"
+        results = race(*(partial(build_entity_projection, engine, space, name),) * 2)
+        assert results == [None, None]
+        assert projections(engine, space) == [name]
+        build_entity_projection(engine, space, name)  # once more, now that it exists
+        assert projections(engine, space) == [name]
+        graph_catalog.drop(engine.store, name)

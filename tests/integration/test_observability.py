@@ -62,6 +62,8 @@ def test_metrics_and_request_ids(client, space):
     assert "mnemograph_gds_projections " in text
     assert _metric(text, "mnemograph_gds_projection_bytes") >= 0
     assert _metric(text, "mnemograph_neo4j_heap_max_bytes") > 0
+    for reason in ("room", "idle"):  # this process's evictions
+        assert f'mnemograph_gds_projections_evicted_total{{reason="{reason}"}}' in text
     # the driver's pool: the connections it holds, none left in use between requests
     assert _metric(text, "mnemograph_neo4j_pool_connections", state="idle") >= 1
     assert _metric(text, "mnemograph_neo4j_pool_max_connections") >= 1
