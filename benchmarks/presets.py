@@ -43,5 +43,6 @@ DENSE_NO_CHUNKS = DENSE.without(
 #: Every configuration, in report order: BM25 only, dense only, fused (RRF), fused + rerank,
 #: full without late interaction (``fast``), full.
 BENCH_PRESETS: dict[str, RecallPreset] = {
-    p.name: p for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL, FULL_NO_CHUNKS, DENSE_NO_CHUNKS)
+    p.name: p
+    for p in (FULLTEXT, DENSE, FUSED, FUSED_RERANK, FAST, FULL, FULL_NO_CHUNKS, DENSE_NO_CHUNKS)
 }
