@@ -4,7 +4,12 @@
 // A space holds few of them; the (space, category) index finds them.
 MATCH (f:Fact {space: $space})
 WHERE f.category IN $categories AND f.status = 'active' AND f.embedding IS NOT NULL
-WITH f, vector.similarity.cosine(f.embedding, $embedding) AS sim
+// The statement's own text, or the topic it is conditioned on ("when I ask about deadlines"),
+// whichever is closer to the query.
+WITH f, vector.similarity.cosine(f.embedding, $embedding) AS own,
+     CASE WHEN f.condition_embedding IS NULL THEN 0.0
+          ELSE vector.similarity.cosine(f.condition_embedding, $embedding) END AS topic
+WITH f, CASE WHEN topic > own THEN topic ELSE own END AS sim
 WHERE 2.0 * sim - 1.0 >= $min_similarity
 MATCH (f)-[:EXTRACTED_FROM]->(m:Memory)
 WHERE m.space = $space AND m.status IN $statuses

@@ -60,7 +60,9 @@ class Analyser:
                 "source_id": it.id,
                 "change": s.change,
                 "negated": s.negated,
+                "condition": s.condition,
                 "embedding": None,
+                "condition_embedding": None,
             }
             for j, s in enumerate(extract_standing(it.text, it.role, cfg.user_roles))
         ]

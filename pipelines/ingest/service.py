@@ -439,9 +439,13 @@ class Ingestor:
             analysis.result()  # re-raises a failure of the analysis; never leaves it running
         standing = self.analyser.standing_texts(new)
         if standing:
-            vectors = self.engine.embedder.encode([s["text"] for s in standing])
-            for row, vec in zip(standing, vectors, strict=True):
-                row["embedding"] = [float(x) for x in vec]
+            conditioned = [s for s in standing if s["condition"]]
+            texts = [s["text"] for s in standing] + [s["condition"] for s in conditioned]
+            vectors = [[float(x) for x in vec] for vec in self.engine.embedder.encode(texts)]
+            for row, vec in zip(standing, vectors, strict=False):
+                row["embedding"] = vec
+            for row, vec in zip(conditioned, vectors[len(standing) :], strict=True):
+                row["condition_embedding"] = vec
         gate_on = options.gate if options.gate is not None else gate_cfg.enabled
         if not gate_on:
             reason = "forced" if options.force else "gate off: stored verbatim"

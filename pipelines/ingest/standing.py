@@ -11,8 +11,9 @@ provenance, listed per space, and superseded when changed.
 quoted text blanked so quoted speech never counts):
 
 * a sentence ending in "?" is a question, never a standing statement ("Should I always use
-  HTTPS?"), and neither is a clause after "if", "whether", "when" or an auxiliary ("would I
-  prefer");
+  HTTPS?"), except for what it states before it starts asking ("I prefer Excel for control,
+  can you help me …?" states a preference); a clause after "if", "whether", "when" or an
+  auxiliary ("would I prefer") is never one either;
 * **instruction**: the sentence *starts* (after "please", "also", "and" or "from now on,")
   with "always", "never", "don't" / "do not", "make sure to", "be sure to", "stop",
   "avoid", "keep", "use", "only", or starts with "from now on", "going forward", "in the
@@ -24,6 +25,9 @@ quoted text blanked so quoted speech never counts):
 * **preference**: "I prefer …", "I'd prefer / I would prefer", "I'd rather / I would rather",
   "my preference is", "I favour", "I always / I never …" (a habit), cut at the next clause
   that asks or explains (", can you", ", how", ", so", "because" …).
+
+A statement conditioned on a topic ("… when I ask about deadlines", "… when discussing
+security") records the topic as its ``condition``: recall matches a question to it.
 
 Each statement records whether it announces a **change** ("now", "instead", "anymore",
 "no longer", "from now on", "switch", "changed my mind", "actually") and its polarity
@@ -61,6 +65,8 @@ class Standing:
     confidence: float
     change: bool
     negated: bool
+    #: what the statement applies to ("when I ask about deadlines" -> "deadlines")
+    condition: str | None = None
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -103,6 +109,19 @@ _CHANGE = _rx(
     r"switch(?:ed|ing)?|changed my mind|actually|these days|rather than before)\b"
 )
 _NEGATED = _rx(r"\b(?:never|don't|do not|no longer|stop|avoid|not anymore)\b")
+#: Where a sentence that ends in "?" turns from saying to asking ("I prefer Excel, can you
+#: help me …?"): what comes before is a statement.
+_ASKING = _rx(
+    r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:can|could|would|will|do|does|is|are|how|what|which|"
+    r"why|should|any)\b)"
+)
+#: The topic a standing statement is conditioned on.
+_CONDITION = _rx(
+    r"\b(?:when(?:ever)?|if)\s+(?:i|we)\s+(?:ask|am asking|inquire|talk|write)\s+(?:you\s+)?"
+    r"(?:about|for|regarding|on)\s+(?P<a>.+)$|"
+    r"\b(?:when(?:ever)?|while)\s+(?:discussing|talking about|explaining|covering|it comes to)"
+    r"\s+(?P<b>.+)$|\bfor\s+(?:any|all)\s+(?P<c>.+?)\s+(?:questions?|requests?|tasks?)$"
+)
 _WORDS = re.compile(r"\S+")
 
 
@@ -118,8 +137,31 @@ def _statement(
         return None
     text = text[:1].upper() + text[1:]
     return Standing(
-        category, text, rule, confidence, bool(_CHANGE.search(text)), bool(_NEGATED.search(text))
+        category,
+        text,
+        rule,
+        confidence,
+        bool(_CHANGE.search(text)),
+        bool(_NEGATED.search(text)),
+        _condition(text),
     )
+
+
+def _condition(text: str) -> str | None:
+    """The topic the statement applies to (``Standing.condition``), if it names one."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    topic = " ".join((m.group("a") or m.group("b") or m.group("c") or "").split()).strip(" .,;:")
+    return topic if len(_WORDS.findall(topic)) >= 1 and len(topic) >= 3 else None
+
+
+def _declarative(sentence: str) -> str | None:
+    """A sentence that ends in "?" up to where it starts asking, or None if it only asks."""
+    if not sentence.endswith("?"):
+        return sentence
+    m = _ASKING.search(sentence)
+    return sentence[: m.start()] if m is not None else None
 
 
 def _instruction(sentence: str, original: str) -> Standing | None:
@@ -160,8 +202,8 @@ def extract_standing(text: str, role: str, user_roles: frozenset[str]) -> list[S
     out: list[Standing] = []
     seen: set[tuple[str, str]] = set()
     for raw in split_sentences(strip_code_blocks(text)):
-        original = raw.strip()
-        if not original or original.endswith("?"):
+        original = _declarative(raw.strip())
+        if not original:
             continue
         blanked = _blank_quotes(original)
         if blanked[:1].isspace():  # the sentence opens with a quotation

@@ -140,6 +140,10 @@ class CandidatesConfig(_Section):
     #: preference, those whose statement's cosine with the query reaches the minimum.
     standing_k: Annotated[int, Field(ge=0)] = 3
     standing_min_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.2
+    #: Which queries the step serves: task-like ones only ("how should I …", "can you show
+    #: me …"), or every query (an instruction conditioned on a topic, "format dates as … when
+    #: I ask about deadlines", governs plain questions too).
+    standing_scope: Literal["task", "all"] = "task"
     #: A long memory's chunks each signal keeps (best first): its score is its best chunk's,
     #: the rest are named in ``explain`` and shown by ``/context``.
     chunks_per_memory: PositiveInt = 3

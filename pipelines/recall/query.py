@@ -162,12 +162,18 @@ _TRAILING = " \t\r\n\"'“”‘’)]}»"
 
 
 _FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+_ASKS_ASSISTANT_RE = re.compile(
+    r"\b(?:did|have|had)\s+you\b|\byou\s+(?:recommended|suggested|said|told|mentioned|"
+    r"advised|proposed|helped|explained|outlined|gave|provided|showed)\b",
+    re.IGNORECASE,
+)
 
 
 def first_person(text: str) -> bool:
     """Whether ``text`` speaks of its asker in the first person ("When does my sprint
-    end?"): an agent asks on behalf of its user, whose own turns say what they did."""
-    return _FIRST_PERSON_RE.search(text) is not None
+    end?") and not of what the other party said ("What did you recommend for my
+    sprint?"): an agent asks on behalf of its user, whose own turns say what they did."""
+    return _FIRST_PERSON_RE.search(text) is not None and _ASKS_ASSISTANT_RE.search(text) is None
 
 
 _TASK_RE = re.compile(

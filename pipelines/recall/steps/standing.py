@@ -3,10 +3,12 @@
 A request for help ("show me how to implement login") seldom repeats the words of the
 instruction that governs the answer ("always format code snippets with syntax highlighting
 when I ask about implementation details"), so neither the query's vector nor its words find
-the turn that gave it. For a task-like query (:func:`pipelines.recall.query.task_request`)
-the space's active instruction and preference facts (extracted at ingest, embedded) are
-ranked by cosine with the query; the turns that stated the closest ones join the pool as a
-``standing`` ranking, which the fusion weighs by ``fusion.standing_weight``."""
+the turn that gave it. For a task-like query (:func:`pipelines.recall.query.task_request`),
+or every query with ``candidates.standing_scope = "all"``, the space's active instruction and
+preference facts (extracted at ingest, embedded) are ranked by cosine with the query, or with
+the topic a statement is conditioned on ("… when I ask about deadlines"); the turns that
+stated the closest ones join the pool as a ``standing`` ranking, which the fusion weighs by
+``fusion.standing_weight``."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ class Standing(RecallStep):
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
         cfg = ctx.config
         return (
-            state.plan.task_like
+            (state.plan.task_like or cfg.candidates.standing_scope == "all")
             and state.query_vector is not None
             and cfg.fusion.standing_weight > 0.0
             and cfg.candidates.standing_k > 0
