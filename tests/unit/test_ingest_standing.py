@@ -128,3 +128,27 @@ def test_supersession_rule() -> None:
     instr = Standing("instruction", "Always use tabs", "imperative", 0.8, True, False)
     assert supersedes(instr, _v(0, 1, 0), active, 0.85, 0.42) is None
     assert supersedes(_s("x"), _v(1, 0, 0), [], 0.85, 0.42) is None
+
+
+def test_a_statement_before_a_question_counts() -> None:
+    out = extract_standing(
+        "I'm kinda stressed about our budget, and I prefer using Excel for control, so can you "
+        "help me make it work?",
+        "user",
+        USER,
+    )
+    assert [(s.category, s.text) for s in out] == [
+        ("preference", "I prefer using Excel for control")
+    ]
+    assert extract_standing("Should I always use HTTPS?", "user", USER) == []
+
+
+def test_the_condition_of_a_standing_statement() -> None:
+    (s,) = extract_standing(
+        "Always format dates in MM/DD/YYYY when I ask about scheduling details.", "user", USER
+    )
+    assert s.condition == "scheduling details"
+    (t,) = extract_standing("Always include tests when discussing new endpoints.", "user", USER)
+    assert t.condition == "new endpoints"
+    (u,) = extract_standing("Always include type hints.", "user", USER)
+    assert u.condition is None

@@ -4,6 +4,7 @@ and a long memory's excerpt in a context (the round trips are integration tests)
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -18,7 +19,12 @@ from pipelines.recall.chunks import (
     parse_chunk_hits,
 )
 from pipelines.recall.state import SpaceProfile
-from pipelines.recall.steps.chunks import ChunkCandidates, chunk_params, merge_chunk_rows
+from pipelines.recall.steps.chunks import (
+    ChunkCandidates,
+    chunk_params,
+    chunk_scores,
+    merge_chunk_rows,
+)
 from tests.unit.recall_state import cand, ctx, state
 from tests.unit.test_recall_step_candidates import _row
 
@@ -143,3 +149,11 @@ def test_a_long_memory_shows_its_chunks_and_what_was_left_out() -> None:
     big = "y" * 2_012_345
     marker = excerpt("doc", big, [ChunkSpan("doc#c11", 11, 0, 0, 3_701)], shown=1)
     assert marker.endswith("[… chunk 12 of 3,701 of memory doc; 2,012,345 characters left out …]")
+
+
+def test_a_long_memorys_best_chunk_pays_for_its_number_of_chunks() -> None:
+    best = {"vector": 0.9, "fulltext": 3.0}
+    assert chunk_scores(best, 1, 0.02) == best
+    out = chunk_scores(best, 10, 0.02)
+    assert out["fulltext"] == 3.0 and abs(out["vector"] - (0.9 - 0.02 * math.log(10))) < 1e-12
+    assert chunk_scores(best, 10, 0.0) == best

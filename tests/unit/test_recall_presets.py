@@ -37,6 +37,7 @@ def test_full_runs_every_step_in_order() -> None:
         "embed",
         "candidates",
         "chunks",
+        "standing",
         "fuse",
         "rerank",
         "session_documents",
@@ -70,7 +71,8 @@ def test_dense_is_the_vector_signal_only() -> None:
 
 def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
     assert list(BENCH_PRESETS) == [
-        *("fulltext", "dense", "fused", "fused_rerank", "fast", "full", "full_no_chunks")
+        *("fulltext", "dense", "fused", "fused_rerank", "fast", "full", "full_no_chunks"),
+        "dense_no_chunks",
     ]
     assert FULLTEXT.understand.signals == ("fulltext",)
     assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
@@ -79,7 +81,7 @@ def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
     assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
     ablations = set(BENCH_PRESETS) - set(PRESETS)
     # not names a request can use
-    assert ablations == {"fulltext", "fused", "fused_rerank", "full_no_chunks"}
+    assert ablations == {"fulltext", "fused", "fused_rerank", "full_no_chunks", "dense_no_chunks"}
     assert kinds(BENCH_PRESETS["full_no_chunks"]) == [k for k in kinds(FULL) if k != "chunks"]
 
 

@@ -14,7 +14,10 @@ from pipelines.recall.query import (
     escape_lucene,
     extract_keywords,
     find_speakers,
+    first_person,
+    strip_meta,
     strip_speakers,
+    task_request,
 )
 
 # --- clean_query
@@ -279,3 +282,55 @@ def test_scope_fulltext_query_requires_the_space_without_scoring_it():
 )
 def test_ends_with_question(text: str, asks: bool) -> None:
     assert ends_with_question(text) is asks
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("When does my first sprint end?", True),
+        ("What did I decide about the database?", True),
+        ("What did you recommend for my sprint?", False),  # about what the other party said
+        ("What did Caroline paint?", False),
+        ("Is it important?", False),
+    ],
+)
+def test_first_person(query: str, expected: bool) -> None:
+    assert first_person(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Could you show me how to implement a login feature?", True),
+        ("How should I organize the different parts of a webpage in HTML?", True),
+        ("What steps would you suggest I take?", True),
+        ("What are some common responses when something goes wrong with an API?", True),
+        ("When does my first sprint end?", False),
+        ("Have I used Bootstrap components before?", False),
+        ("How did you recommend managing the flow of requests?", False),
+        ("Can you walk me through the order in which I brought up these topics?", False),
+    ],
+)
+def test_task_request(query: str, expected: bool) -> None:
+    assert task_request(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "Can you give me a comprehensive summary of how I handled the security challenges "
+            "in my app across our discussions?",
+            "how I handled the security challenges in my app?",
+        ),
+        (
+            "Can you list the order in which I brought up different aspects of my tracker "
+            "throughout our conversations, in order? Mention ONLY and ONLY three items.",
+            "different aspects of my tracker,?",
+        ),
+        ("What did Caroline paint?", "What did Caroline paint?"),
+        ("Can you summarize our conversations?", "our conversations?"),
+    ],
+)
+def test_strip_meta_keeps_the_topic(query: str, expected: str) -> None:
+    assert strip_meta(query) == expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.intent import Intent
 from pipelines.recall.state import cosine_from_neo4j
 from pipelines.recall.steps.fuse import Fuse, fuse, rankings
 from pipelines.recall.time_expressions import TimeConstraint
@@ -66,3 +67,38 @@ def test_run_replaces_the_ranking() -> None:
     notes = Fuse().run(s, ctx())
     assert s.order == ["b", "a"] and set(s.scores) == {"a", "b"}
     assert notes is not None and set(notes) == {"a", "b"}
+
+
+def test_first_person_queries_favour_the_users_own_turns() -> None:
+    pool = _pool(
+        cand("a", raw={"vector": 0.9}, role="assistant"),
+        cand("u", raw={"vector": 0.8}, role="user"),
+    )
+    cfg = CFG.model_copy(
+        update={"fusion": CFG.fusion.model_copy(update={"first_person_user_factor": 3.0})}
+    )
+    ranking, notes, _ = fuse(pool, plan(first_person=True), cfg, False, True)
+    assert [i for i, _ in ranking] == ["u", "a"]
+    assert notes["u"]["boosts"] == {"first_person": 3.0}
+    # not first person, a summary (both parties), or a space of one role: the order is kept
+    for p, roles in (
+        (plan(first_person=False), ("assistant", "user")),
+        (plan(first_person=True, intent=Intent.SUMMARIZATION), ("assistant", "user")),
+        (plan(first_person=True), ("user", "user")),
+    ):
+        same = _pool(
+            cand("a", raw={"vector": 0.9}, role=roles[0]),
+            cand("u", raw={"vector": 0.8}, role=roles[1]),
+        )
+        assert [i for i, _ in fuse(same, p, cfg, False, False)[0]] == ["a", "u"]
+
+
+def test_the_standing_ranking_is_weighed_by_its_own_weight() -> None:
+    pool = _pool(
+        cand("v", raw={"vector": 0.9}),
+        cand("s", raw={"standing": 0.7}),
+    )
+    cfg = CFG.model_copy(update={"fusion": CFG.fusion.model_copy(update={"standing_weight": 2.0})})
+    ranking, notes, _ = fuse(pool, plan(), cfg, False, True)
+    assert [i for i, _ in ranking] == ["s", "v"]
+    assert notes["s"]["signals"]["standing"]["weight"] == 2.0

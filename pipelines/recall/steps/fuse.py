@@ -102,15 +102,7 @@ def fuse(
     it names none)."""
     cfg = config.fusion
     signal_rankings = rankings(pool, plan, config)
-    weights = dict(plan.weights)
-    weights[SIGNAL_STANDING] = cfg.standing_weight
-    for name in signal_rankings:
-        if name.startswith(SIGNAL_WINDOW + ":"):
-            weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.time_window_weight
-    if cfg.reliability_top_n:
-        content = content_scores(pool, signal_rankings)
-        for name, factor in signal_reliability(content, cfg.reliability_top_n).items():
-            weights[name] = weights.get(name, 0.0) * factor
+    weights = signal_weights(pool, plan, config, signal_rankings)
     fused = weighted_rrf(signal_rankings, weights, cfg.rrf_k)
     ranking = [(f.id, f.score) for f in fused]
     boosts: dict[str, dict[str, float]] = {}
@@ -173,6 +165,27 @@ def fuse(
             }
             notes[f.id] = {"signals": signals, "fused": f.score, "boosts": boosts.get(f.id, {})}
     return ranking, notes, speaker_match
+
+
+def signal_weights(
+    pool: dict[str, Candidate],
+    plan: Plan,
+    config: RecallConfig,
+    signal_rankings: dict[str, list[str]],
+) -> dict[str, float]:
+    """Each ranking's weight: the intent's profile, time windows as the vector signal, the
+    standing ranking its own, all scaled by per-query reliability when configured."""
+    cfg = config.fusion
+    weights = dict(plan.weights)
+    weights[SIGNAL_STANDING] = cfg.standing_weight
+    for name in signal_rankings:
+        if name.startswith(SIGNAL_WINDOW + ":"):
+            weights[name] = plan.weights[SIGNAL_VECTOR] * cfg.time_window_weight
+    if cfg.reliability_top_n:
+        content = content_scores(pool, signal_rankings)
+        for name, factor in signal_reliability(content, cfg.reliability_top_n).items():
+            weights[name] = weights.get(name, 0.0) * factor
+    return weights
 
 
 def content_scores(

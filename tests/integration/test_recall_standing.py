@@ -1,0 +1,81 @@
+"""Step ``standing``: a task-like question brings the turn that gave a standing instruction
+its words do not share, matched by the instruction or by the topic it is conditioned on; the
+statements of another space never come back."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from pipelines.ingest.service import Ingestor, SessionIn, TurnIn
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.service import RecallRequest, open_recaller
+
+TURNS = [
+    ("user", "I'm building a small Flask app to track my household budget."),
+    ("assistant", "Great, let's start with the data model for transactions."),
+    ("user", "Always format dates in MM/DD/YYYY when I ask about scheduling details."),
+    ("assistant", "Got it, I will use that format for dates."),
+    ("user", "The transactions table needs an amount, a category and a note column."),
+    ("assistant", "Here is a schema with those three columns and an index on category."),
+    ("user", "I deployed the first version on Render yesterday and it works."),
+]
+INSTRUCTION = 2
+
+
+@pytest.fixture(scope="module")
+def spaces(client, engine):
+    made = []
+    for name in ("with", "other"):
+        space = f"st-{name}-{uuid.uuid4().hex[:8]}"
+        assert client.post("/v1/spaces", json={"id": space}).status_code == 201
+        made.append(space)
+    turns = [TurnIn(role=r, content=c) for r, c in TURNS]  # type: ignore[arg-type]
+    at = datetime(2024, 3, 1, tzinfo=UTC)
+    ingestor = Ingestor(engine)
+    ingestor.ingest_session(made[0], SessionIn("s1", turns, started_at=at))
+    others = [t for n, t in enumerate(turns) if n != INSTRUCTION]  # no instruction here
+    ingestor.ingest_session(made[1], SessionIn("s1", others, started_at=at))
+    yield made
+    for space in made:
+        client.delete(f"/v1/spaces/{space}")
+
+
+def _recall(engine, space, query, **standing):
+    config = merge_overrides(DEFAULT_RECALL_CONFIG, {"candidates": standing}, "recall")
+    recaller, close = open_recaller(engine, config)
+    try:
+        req = RecallRequest(query=query, k=5, touch=False, explain=True)
+        return recaller.recall(space, req).results
+    finally:
+        close()
+
+
+def test_a_task_question_brings_the_standing_instruction(engine, spaces):
+    results = _recall(engine, spaces[0], "How should I plan the schedule for the next sprint?")
+    hit = next(r for r in results if r.id == f"s1#{INSTRUCTION}")
+    assert "standing" in hit.explain["signals"]
+    # without the step the instruction's turn has no standing signal
+    off = _recall(
+        engine,
+        spaces[0],
+        "How should I plan the schedule for the next sprint?",
+        **{"standing_k": 0},
+    )
+    assert all("standing" not in r.explain["signals"] for r in off)
+
+
+def test_a_plain_question_reaches_it_through_its_topic_when_every_query_is_served(engine, spaces):
+    plain = "When is the review meeting with the landlord?"
+    scoped = _recall(engine, spaces[0], plain)
+    assert all("standing" not in r.explain["signals"] for r in scoped)  # not task-like
+    served = _recall(engine, spaces[0], plain, standing_scope="all")
+    assert any(r.id == f"s1#{INSTRUCTION}" and "standing" in r.explain["signals"] for r in served)
+
+
+def test_another_spaces_statements_never_come_back(engine, spaces):
+    results = _recall(engine, spaces[1], "How should I plan the schedule?", standing_scope="all")
+    assert results and all("standing" not in r.explain["signals"] for r in results)
