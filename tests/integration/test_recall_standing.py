@@ -1,6 +1,7 @@
-"""Step ``standing``: a task-like question brings the turn that gave a standing instruction
-its words do not share, matched by the instruction or by the topic it is conditioned on; the
-statements of another space never come back."""
+"""Step ``standing``: a question brings the turn that gave a standing instruction its words do
+not share, matched by the instruction or by the topic it is conditioned on (every query by
+default, task-like ones only with ``standing_scope = "task"``); an unrelated question does
+not; the statements of another space never come back."""
 
 from __future__ import annotations
 
@@ -68,12 +69,16 @@ def test_a_task_question_brings_the_standing_instruction(engine, spaces):
     assert all("standing" not in r.explain["signals"] for r in off)
 
 
-def test_a_plain_question_reaches_it_through_its_topic_when_every_query_is_served(engine, spaces):
-    plain = "When is the review meeting with the landlord?"
-    scoped = _recall(engine, spaces[0], plain)
-    assert all("standing" not in r.explain["signals"] for r in scoped)  # not task-like
-    served = _recall(engine, spaces[0], plain, standing_scope="all")
-    assert any(r.id == f"s1#{INSTRUCTION}" and "standing" in r.explain["signals"] for r in served)
+def test_a_plain_question_reaches_it_through_its_topic(engine, spaces):
+    plain = "What is the schedule of my next meetings?"  # not task-like; the topic matches
+    served = _recall(engine, spaces[0], plain)
+    assert any(
+        r.id == f"s1#{INSTRUCTION}" and "standing" in r.explain["signals"] for r in served
+    )
+    scoped = _recall(engine, spaces[0], plain, standing_scope="task")
+    assert all("standing" not in r.explain["signals"] for r in scoped)
+    unrelated = _recall(engine, spaces[0], "Which columns does the transactions table have?")
+    assert all("standing" not in r.explain["signals"] for r in unrelated)
 
 
 def test_another_spaces_statements_never_come_back(engine, spaces):
