@@ -3,6 +3,7 @@ found by a sentence from its middle, and erased with its chunks (real Neo4j, rea
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from typing import Any
@@ -186,10 +187,12 @@ def test_recall_finds_it_by_its_best_chunk(client, two_mb):
     assert NEEDLE in _chunk_of(text, best)
     assert best["id"] == f"doc#c{best['index']}"
     assert {"vector", "fulltext"} <= set(best["scores"])
-    # its dense signal is the best chunk's cosine, far above the memory's mean vector
+    # its dense signal is the best chunk's cosine less the length penalty (on Neo4j's
+    # (1 + cos) / 2 scale, so twice that in cosine), still above the memory's mean vector
     assert "vector" in chunks["signals"]
+    penalty = DEFAULT_RECALL_CONFIG.candidates.chunk_length_penalty
     assert hit["explain"]["signals"]["vector"]["score"] == pytest.approx(
-        best["scores"]["vector"], abs=1e-5
+        best["scores"]["vector"] - 2.0 * penalty * math.log(chunks["of"]), abs=1e-5
     )
     # the other space holds no chunk: its recall never sees this memory
     elsewhere = client.post(
