@@ -44,6 +44,7 @@ def engine_settings(s: Settings) -> EngineSettings:
         query_encoder=s.query_encoder,
         model_cache_dir=s.model_cache_dir,
         spacy_model=s.spacy_model,
+        token_cache_mb=s.token_cache_mb,
         reranker=RerankerSettings(
             enabled=s.reranker_enabled,
             model_dir=s.reranker_model_dir,

@@ -78,6 +78,13 @@ class Settings(BaseSettings):
         None, description="sentence-transformers model dir (default: packaged all-MiniLM-L6-v2)."
     )
     embedding_batch_size: int = Field(64, ge=1, le=1024, description="Embedding batch size.")
+    token_cache_mb: int = Field(
+        64,
+        ge=0,
+        le=65_536,
+        description="Late-interaction token vectors recall keeps in process (MiB, least "
+        "recently used dropped first; 0 turns the cache off).",
+    )
     query_encoder: Literal["onnx", "torch"] = Field(
         "onnx",
         description="How queries are embedded: 'onnx' (the embedding model exported once to "

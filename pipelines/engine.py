@@ -18,6 +18,7 @@ from pipelines.models import ModelStatus
 from pipelines.models.embeddings import Embedder, load_embedder
 from pipelines.models.nlp import DEFAULT_SPACY_MODEL, load_nlp
 from pipelines.models.reranker import FlashRankReranker, RerankerSettings, load_reranker
+from pipelines.models.token_cache import TokenCache
 
 log = logging.getLogger("mnemograph.engine")
 
@@ -31,6 +32,8 @@ class EngineSettings:
     model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL
     reranker: RerankerSettings = field(default_factory=RerankerSettings)
+    #: late-interaction token vectors kept in process (pipelines.models.token_cache)
+    token_cache_mb: int = 64
 
 
 @dataclass
@@ -63,9 +66,12 @@ def load_models(settings: EngineSettings) -> Models:
 
 
 class Engine:
-    def __init__(self, store: GraphStore, models: Models) -> None:
+    def __init__(
+        self, store: GraphStore, models: Models, token_cache_bytes: int = 64 * 2**20
+    ) -> None:
         self.store = store
         self.models = models
+        self.token_cache = TokenCache(token_cache_bytes)
         self.migrations: graph_schema.MigrationReport | None = None
         self._gds: Any = None
         self.started_at = time.time()
@@ -97,7 +103,7 @@ class Engine:
         try:
             store.verify()
             models = models or load_models(settings)
-            engine = cls(store, models)
+            engine = cls(store, models, settings.token_cache_mb * 2**20)
             engine.migrations = graph_schema.apply(
                 store, models.embedder.dimensions, schema_data.DATA_STEPS
             )

@@ -67,4 +67,5 @@ def update_space(space: str, body: SpacePatch, services: ServicesDep) -> Space:
 @router.delete("/{space}", response_model=SpaceDeleted)
 def delete_space(space: str, services: ServicesDep) -> SpaceDeleted:
     deleted = spaces.delete(services.engine.store, space)
+    services.engine.token_cache.drop_space(space)
     return SpaceDeleted(id=space, deleted=SpaceCounts.model_validate(deleted))

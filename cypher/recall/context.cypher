@@ -2,7 +2,8 @@
 // query embedding and the cosines of its conversation neighbours up to $window turns away
 // (NEXT edges, either direction; $window <= 3). Scores are normalised as (1 + cos) / 2.
 // With $with_embeddings the stored embedding comes along (MMR selection needs it next); with
-// a $token_format, the token vectors stored in that format (late interaction needs them).
+// a $token_format, the token vectors stored in that format (late interaction needs them), but
+// not those of the $cached ids (the process's token cache holds them).
 UNWIND $ids AS id
 MATCH (m:Memory {space: $space, id: id})
 WHERE m.embedding IS NOT NULL
@@ -16,4 +17,5 @@ CALL (m) {
 }
 RETURN m.id AS id, vector.similarity.cosine(m.embedding, $embedding) AS score, neighbours,
        CASE WHEN $with_embeddings THEN m.embedding END AS embedding,
-       CASE WHEN m.token_format = $token_format THEN m.token_vectors END AS tokens
+       CASE WHEN m.token_format = $token_format AND NOT m.id IN $cached
+            THEN m.token_vectors END AS tokens

@@ -119,6 +119,7 @@ class Recaller:
             reranker=self.engine.models.reranker,
             executor=self.executor,
             stage_scope_size=lambda stages: self._stage_scope_size(space, stages),
+            tokens=getattr(self.engine, "token_cache", None),
         )
 
     def _response(self, space: str, state: RecallState) -> RecallResponse:

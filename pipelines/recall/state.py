@@ -89,6 +89,8 @@ class Candidate:
     #: its chunks the query matched, best first, and the signals whose score came from them
     chunks: list[ChunkMatch] = field(default_factory=list)
     chunk_signals: list[str] = field(default_factory=list)
+    #: its ingestion time in microseconds (the token cache's key; None: not read)
+    stamp: int | None = None
 
     @property
     def passage(self) -> str:

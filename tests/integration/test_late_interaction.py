@@ -12,6 +12,7 @@ import pytest
 
 from pipelines.consolidate.runner import run_job
 from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, maxsim, unpack
+from pipelines.models.token_cache import TokenCache
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from tests.cypher import statements
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
@@ -214,3 +215,27 @@ def test_a_request_can_turn_session_novelty_off(engine, space):
     with pytest.raises(ValidationError) as err:
         RecallRequest(query=query, session_novelty=1.5)
     assert err.value.errors()[0]["loc"] == ("session_novelty",)
+
+
+def test_the_token_cache_changes_no_result_and_goes_with_the_space(client, engine):
+    space_id = f"t-{uuid.uuid4().hex[:10]}"
+    assert client.post("/v1/spaces", json={"id": space_id}).status_code == 201
+    ingest(engine, space_id, BIOGRAPHY)
+    body = {"query": "Where did Ann move for her job?", "explain": True, "touch": False}
+
+    def ranked() -> list[tuple[str, float]]:
+        r = client.post(f"/v1/spaces/{space_id}/recall", json=body)
+        assert r.status_code == 200, r.text
+        return [(h["id"], round(h["score"], 9)) for h in r.json()["results"]]
+
+    cache = engine.token_cache
+    engine.token_cache = TokenCache(0)  # nothing kept: every vector read from the graph
+    try:
+        uncached = ranked()
+    finally:
+        engine.token_cache = cache
+    first, again = ranked(), ranked()  # the second is served from the cache
+    assert cache.held(space_id) > 0
+    assert first == again == uncached
+    assert client.delete(f"/v1/spaces/{space_id}").status_code == 200
+    assert cache.held(space_id) == 0

@@ -72,9 +72,7 @@ def test_a_task_question_brings_the_standing_instruction(engine, spaces):
 def test_a_plain_question_reaches_it_through_its_topic(engine, spaces):
     plain = "What is the schedule of my next meetings?"  # not task-like; the topic matches
     served = _recall(engine, spaces[0], plain)
-    assert any(
-        r.id == f"s1#{INSTRUCTION}" and "standing" in r.explain["signals"] for r in served
-    )
+    assert any(r.id == f"s1#{INSTRUCTION}" and "standing" in r.explain["signals"] for r in served)
     scoped = _recall(engine, spaces[0], plain, standing_scope="task")
     assert all("standing" not in r.explain["signals"] for r in scoped)
     unrelated = _recall(engine, spaces[0], "Which columns does the transactions table have?")

@@ -66,6 +66,11 @@ def test_the_context_round_trip_leaves_embeddings_and_token_vectors() -> None:
     assert s.tokens == {"a": b"\x01", "b": None}
     keep_context_reads(other := _state(), rows, with_tokens=False)
     assert other.tokens == {}
+    # vectors the token cache already gave are not replaced by the row's (sent none)
+    cached = _state()
+    cached.tokens["a"] = b"\x02"
+    keep_context_reads(cached, [{**rows[0], "tokens": None}], with_tokens=True)
+    assert cached.tokens == {"a": b"\x02"}
 
 
 def test_blend_without_explanations() -> None:

@@ -97,12 +97,8 @@ def test_session_late_interaction_applies_to_requests_across_sessions() -> None:
 def test_session_scores_are_maxsim_over_all_of_a_session() -> None:
     query = np.eye(2, 128, dtype=np.float32)
     near, far = pack(np.eye(2, 128, dtype=np.float32)), pack(np.eye(2, 128, 5, dtype=np.float32))
-    rows = [
-        {"session_id": "A", "tokens": [near, far]},
-        {"session_id": "B", "tokens": [far]},
-        {"session_id": "C", "tokens": []},
-    ]
-    scores = session_scores(rows, query, 0.0)
+    tokens = {"A": [near, far], "B": [far], "C": []}
+    scores = session_scores(tokens, query, 0.0)
     assert set(scores) == {"A", "B"} and scores["A"] > scores["B"]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from pipelines.graph import GraphStore
+from pipelines.models.token_cache import TokenCache
 from pipelines.recall.config import RecallConfig
 from pipelines.recall.state import Explanations, RecallState
 
@@ -51,6 +52,8 @@ class StepContext:
     executor: Executor | None
     #: memories in the given stages (cached by the Recaller): the exact-scan choice
     stage_scope_size: Callable[[Sequence[str]], int]
+    #: token vectors already read (the engine's cache; None: none kept)
+    tokens: TokenCache | None = None
 
 
 class RecallStep(BaseModel):

@@ -154,6 +154,7 @@ def parse_candidates(rows: list[Row]) -> dict[str, Candidate]:
             last_access=from_epoch_micros(r["last_access_us"]),
             named_speaker_session=r["named_speaker_session"],
             chunk_count=int(r.get("chunk_count") or 0),
+            stamp=r["ingested_at_us"],
         )
         for hit in r["hits"]:
             signal, qi, score = hit["signal"], int(hit["qi"] or 0), float(hit["score"])

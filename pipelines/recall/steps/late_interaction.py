@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack
+from pipelines.models.late_interaction import late_score, unpack
 from pipelines.recall.config import LateInteractionConfig
 from pipelines.recall.fusion import head_blend
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.token_reads import chunk_tokens, memory_tokens
 
 
 class LateInteraction(RecallStep):
@@ -34,13 +35,7 @@ class LateInteraction(RecallStep):
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
         assert state.query_tokens is not None  # applies() checked it
         cfg = ctx.config.late_interaction
-        missing = [i for i in state.order[: cfg.window] if i not in state.tokens]
-        if missing:
-            rows = ctx.store.read(
-                "recall/token_vectors", space=ctx.space, ids=missing, token_format=TOKEN_FORMAT
-            )
-            state.tokens.update(dict.fromkeys(missing))
-            state.tokens.update({r["id"]: r["tokens"] for r in rows})
+        memory_tokens(state, ctx, state.order[: cfg.window])
         best_chunk_tokens(state, ctx, state.order[: cfg.window])
         return late_blend(state, state.query_tokens, cfg)
 
@@ -51,10 +46,9 @@ def best_chunk_tokens(state: RecallState, ctx: StepContext, ids: list[str]) -> N
     chunks = {state.pool[i].chunks[0].span.id: i for i in ids if state.pool[i].chunks}
     if not chunks:
         return
-    rows = ctx.store.read(
-        "recall/chunk_token_vectors", space=ctx.space, ids=list(chunks), token_format=TOKEN_FORMAT
-    )
-    state.tokens.update({chunks[r["id"]]: r["tokens"] for r in rows})
+    stamps = {c: state.pool[i].stamp for c, i in chunks.items()}
+    read = chunk_tokens(ctx, {c: s for c, s in stamps.items() if s is not None})
+    state.tokens.update({chunks[c]: blob for c, blob in read.items()})
 
 
 def late_blend(

@@ -18,6 +18,7 @@ from pipelines.recall.fusion import blend_rerank
 from pipelines.recall.rerank import context_scores
 from pipelines.recall.state import Explanations, RecallState, Row, cosine_from_neo4j
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.token_reads import cached, keep, memory_stamps
 
 
 class Rerank(RecallStep):
@@ -40,6 +41,8 @@ class Rerank(RecallStep):
         if cfg.fallback != "context" or state.query_vector is None:
             return None
         with_tokens = state.query_tokens is not None
+        stamps = memory_stamps(state, window) if with_tokens else {}
+        state.tokens.update(cached(ctx, stamps))
         rows = ctx.store.read(
             "recall/context",
             space=ctx.space,
@@ -48,17 +51,20 @@ class Rerank(RecallStep):
             window=cfg.context_window,
             with_embeddings=state.wants_embeddings,
             token_format=TOKEN_FORMAT if with_tokens else None,
+            cached=[i for i in window if i in state.tokens],
         )
         keep_context_reads(state, rows, with_tokens)
+        keep(ctx, stamps, {r["id"]: r["tokens"] for r in rows} if with_tokens else {})
         return blend(state, context_rerank_scores(rows, cfg), cfg.context_blend, "context")
 
 
 def keep_context_reads(state: RecallState, rows: list[Row], with_tokens: bool) -> None:
-    """Keep the embeddings (and token vectors) the context reranker's rows brought."""
+    """Keep the embeddings (and token vectors) the context reranker's rows brought (a
+    memory whose vectors came from the cache is sent none)."""
     for r in rows:
         if r["embedding"] is not None:
             state.embeddings[r["id"]] = np.asarray(r["embedding"], dtype=np.float32)
-        if with_tokens:
+        if with_tokens and r["id"] not in state.tokens:
             state.tokens[r["id"]] = r["tokens"]
 
 

@@ -9,10 +9,11 @@ from typing import Literal
 
 import numpy as np
 
-from pipelines.models.late_interaction import TOKEN_FORMAT, late_score, unpack_concatenated
-from pipelines.recall.state import Explanations, RecallState, Row, session_scope, statuses
+from pipelines.models.late_interaction import late_score, unpack_concatenated
+from pipelines.recall.state import Explanations, RecallState, session_scope, statuses
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.session_documents import lift_weight, session_lift
+from pipelines.recall.steps.token_reads import session_tokens
 
 
 class SessionLateInteraction(RecallStep):
@@ -37,14 +38,8 @@ class SessionLateInteraction(RecallStep):
         sessions = head_sessions(state, cfg.window)
         if len(sessions) < 2:
             return None
-        rows = ctx.store.read(
-            "recall/session_token_vectors",
-            space=ctx.space,
-            sessions=sessions,
-            token_format=TOKEN_FORMAT,
-            statuses=statuses(state.request),
-        )
-        scores = session_scores(rows, state.query_tokens, cfg.length_penalty)
+        tokens = session_tokens(ctx, sessions, statuses(state.request))
+        scores = session_scores(tokens, state.query_tokens, cfg.length_penalty)
         if len(scores) < 2:
             return None
         ranking = sorted(scores, key=lambda s: (-scores[s], s))
@@ -56,10 +51,12 @@ def head_sessions(state: RecallState, window: int) -> list[str]:
     return list(dict.fromkeys(s for i in state.order[:window] if (s := state.pool[i].session_id)))
 
 
-def session_scores(rows: list[Row], query_tokens: np.ndarray, penalty: float) -> dict[str, float]:
+def session_scores(
+    tokens: dict[str, list[bytes]], query_tokens: np.ndarray, penalty: float
+) -> dict[str, float]:
     """Each session's MaxSim score over all of its memories' token vectors."""
     return {
-        r["session_id"]: late_score(query_tokens, unpack_concatenated(r["tokens"]), penalty)
-        for r in rows
-        if r["tokens"]
+        session: late_score(query_tokens, unpack_concatenated(blobs), penalty)
+        for session, blobs in tokens.items()
+        if blobs
     }
