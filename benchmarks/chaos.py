@@ -473,6 +473,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
         writers.running.clear()  # paused until recovery is measured: it is not raced
         prober.start()
         time.sleep(args.down_seconds)
+        t_restart = time.monotonic()
         trial["neo4j_restart_s"] = round(ctx.neo.start(), 1)
         t_service = time.monotonic()
         prober.stop_launching()
@@ -484,7 +485,14 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
         time.sleep(ctx.rng.uniform(1.5, 4.0))
         prober.join()
         trial["probes"] = [
-            {"kind": p.kind, "seconds": _r(p.outcome.seconds), "status": p.outcome.status}
+            {
+                "kind": p.kind,
+                "seconds": _r(p.outcome.seconds),
+                "status": p.outcome.status,
+                # the process was dead when the probe left, or Neo4j was starting up
+                "phase": "dead" if p.started < t_restart else "starting",
+                "sent_after_kill_s": _r(p.started - t_kill),
+            }
             for p in prober.probes + prober.readyz
             if p.outcome is not None
         ]
@@ -555,6 +563,22 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
         "down_probe_seconds": _summary([p["seconds"] for p in down]),
         "down_probe_statuses": dict(Counter(str(p["status"]) for p in down)),
         "time_to_503_seconds": _summary(to_503),
+        "down_probe_by_phase": {
+            phase: {
+                "seconds": _summary([p["seconds"] for p in down if p.get("phase") == phase]),
+                "statuses": dict(
+                    Counter(str(p["status"]) for p in down if p.get("phase") == phase)
+                ),
+                "slower_than_2s": dict(
+                    Counter(
+                        f"{p['kind']} {p['status']}"
+                        for p in down
+                        if p.get("phase") == phase and p["seconds"] > 2.0
+                    )
+                ),
+            }
+            for phase in ("dead", "starting")
+        },
         "readyz_down_seconds": _summary([p["seconds"] for p in readyz]),
         "readyz_down_statuses": dict(Counter(str(p["status"]) for p in readyz)),
         "recovery_seconds": _summary(recovery),
@@ -622,6 +646,11 @@ def markdown(result: dict[str, Any]) -> str:
         f"- plain-text 5xx: {s['plain_text_5xx']}; every response by status: {s['statuses']}",
         f"- requests while Neo4j was down: seconds to an answer {s['down_probe_seconds']}, "
         f"statuses {s['down_probe_statuses']}; time to a 503 {s['time_to_503_seconds']}",
+        *(
+            f"  - sent while Neo4j was {phase}: seconds {v['seconds']}, statuses "
+            f"{v['statuses']}, slower than 2 s {v['slower_than_2s']}"
+            for phase, v in s.get("down_probe_by_phase", {}).items()
+        ),
         f"- /readyz while down: {s['readyz_down_seconds']}, statuses {s['readyz_down_statuses']}",
         f"- recovery after Neo4j was ready: {s['recovery_seconds']} "
         f"(never within 120 s: {s['recoveries_missing']}); what the recovery attempts answered "

@@ -38,7 +38,7 @@ from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
 from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
 from pipelines.recall.steps.session_late_interaction import SessionLateInteraction
-from pipelines.recall.steps.standing import Standing
+from pipelines.recall.steps.standing import Standing, StandingAhead
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
 
@@ -117,6 +117,7 @@ FULL = RecallPreset(
         LexicalAhead(),
         SessionRanking(),
         Embed(),
+        StandingAhead(),
         Candidates(),
         ChunkCandidates(),
         Standing(),

@@ -162,6 +162,8 @@ class RecallState:
     lexical: Future[list[Row]] | None = None
     #: the session ranking (session documents): a call that returns it
     session_ranking: Callable[[], list[str]] | None = None
+    #: the standing statements' candidate rows, sent ahead: a call that returns them
+    standing: Callable[[], list[Row]] | None = None
     query_vector: np.ndarray | None = None
     query_tokens: np.ndarray | None = None
     pool: dict[str, Candidate] = field(default_factory=dict)

@@ -82,3 +82,11 @@ def test_a_plain_question_reaches_it_through_its_topic(engine, spaces):
 def test_another_spaces_statements_never_come_back(engine, spaces):
     results = _recall(engine, spaces[1], "How should I plan the schedule?", standing_scope="all")
     assert results and all("standing" not in r.explain["signals"] for r in results)
+
+
+def test_sent_ahead_or_read_in_turn_the_standing_read_gives_the_same_results(engine, spaces):
+    query = "How should I plan the schedule for the next sprint?"
+    ahead = _recall(engine, spaces[0], query)  # with an executor: sent beside the candidates
+    in_turn = _recall(engine, spaces[0], query, concurrent_signals=False)
+    assert [(r.id, r.score) for r in ahead] == [(r.id, r.score) for r in in_turn]
+    assert any("standing" in r.explain["signals"] for r in in_turn)

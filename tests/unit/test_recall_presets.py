@@ -35,6 +35,7 @@ def test_full_runs_every_step_in_order() -> None:
         "lexical_ahead",
         "session_ranking",
         "embed",
+        "standing_ahead",
         "candidates",
         "chunks",
         "standing",

@@ -1,5 +1,5 @@
 """The recall steps, one module each; a preset (:mod:`pipelines.recall.presets`) lists them in
 the order they run: ``understand``, ``lexical_ahead``, ``session_ranking``, ``embed``,
-``candidates``, ``chunks``, ``standing``, ``fuse``, ``rerank``, ``session_documents``,
-``late_interaction``, ``session_late_interaction``, ``embeddings``, ``select``, ``order``,
-``abstain``, ``touch``."""
+``standing_ahead``, ``candidates``, ``chunks``, ``standing``, ``fuse``, ``rerank``,
+``session_documents``, ``late_interaction``, ``session_late_interaction``, ``embeddings``,
+``select``, ``order``, ``abstain``, ``touch``."""

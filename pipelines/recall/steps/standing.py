@@ -8,49 +8,84 @@ or every query with ``candidates.standing_scope = "all"``, the space's active in
 preference facts (extracted at ingest, embedded) are ranked by cosine with the query, or with
 the topic a statement is conditioned on ("… when I ask about deadlines"); the turns that
 stated the closest ones join the pool as a ``standing`` ranking, which the fusion weighs by
-``fusion.standing_weight``."""
+``fusion.standing_weight``. With an executor, ``standing_ahead`` sends that read beside the
+vector candidates and ``standing`` merges what it brought."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pipelines.recall.config import SIGNAL_STANDING
-from pipelines.recall.state import Explanations, RecallState
+from pipelines.recall.state import Explanations, RecallState, Row
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
 
 STANDING_CATEGORIES = ("instruction", "preference")
 
 
-class Standing(RecallStep):
-    kind: Literal["standing"] = "standing"
-    requires = ("understand", "candidates")
+def wanted(state: RecallState, ctx: StepContext) -> bool:
+    """Whether the query asks for the standing statements (and has a vector to rank them)."""
+    cfg = ctx.config
+    return (
+        (state.plan.task_like or cfg.candidates.standing_scope == "all")
+        and state.query_vector is not None
+        and cfg.fusion.standing_weight > 0.0
+        and cfg.candidates.standing_k > 0
+    )
+
+
+def standing_read(state: RecallState, ctx: StepContext) -> Callable[[], list[Row]]:
+    """The read of the closest active standing statements, as a call."""
+    assert state.query_vector is not None  # wanted() checked it
+    cfg = ctx.config.candidates
+    params = {
+        "space": ctx.space,
+        "embedding": state.query_vector.tolist(),
+        "categories": list(STANDING_CATEGORIES),
+        "min_similarity": cfg.standing_min_similarity,
+        "k": cfg.standing_k,
+        **filter_params(state.request),
+    }
+    store = ctx.store
+    return lambda: store.read("recall/standing_candidates", **params)
+
+
+class StandingAhead(RecallStep):
+    """Send the standing read now (with an executor), so that Neo4j answers it beside the
+    vector candidates."""
+
+    kind: Literal["standing_ahead"] = "standing_ahead"
+    requires = ("understand",)
     after = ("embed",)
     needs_query_vector = True
 
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        cfg = ctx.config
         return (
-            (state.plan.task_like or cfg.candidates.standing_scope == "all")
-            and state.query_vector is not None
-            and cfg.fusion.standing_weight > 0.0
-            and cfg.candidates.standing_k > 0
+            ctx.executor is not None
+            and ctx.config.candidates.concurrent_signals
+            and wanted(state, ctx)
         )
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        assert state.query_vector is not None  # applies() checked it
-        cfg = ctx.config.candidates
-        rows = ctx.store.read(
-            "recall/standing_candidates",
-            space=ctx.space,
-            embedding=state.query_vector.tolist(),
-            categories=list(STANDING_CATEGORIES),
-            min_similarity=cfg.standing_min_similarity,
-            k=cfg.standing_k,
-            **filter_params(state.request),
-        )
+        assert ctx.executor is not None  # applies() checked it
+        state.standing = ctx.executor.submit(standing_read(state, ctx)).result
+        return None
+
+
+class Standing(RecallStep):
+    kind: Literal["standing"] = "standing"
+    requires = ("understand", "candidates")
+    after = ("embed", "standing_ahead")
+    needs_query_vector = True
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return wanted(state, ctx)
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        rows = (state.standing or standing_read(state, ctx))()
         merge(state.pool, parse_candidates(rows))
         return None
 
 
-__all__ = ["SIGNAL_STANDING", "Standing"]
+__all__ = ["SIGNAL_STANDING", "Standing", "StandingAhead"]

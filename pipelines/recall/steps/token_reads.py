@@ -75,16 +75,20 @@ def session_tokens(
     """Per conversation session, the vectors of its memories (current format, given
     statuses): who the members are is one light read, their vectors come from the cache
     where it has them."""
-    rows = ctx.store.read(
-        "recall/session_members",
-        space=ctx.space,
-        sessions=sessions,
-        token_format=TOKEN_FORMAT,
-        statuses=statuses,
-    )
-    stamps = {r["id"]: int(r["stamp"]) for r in rows if r["stamp"] is not None}
+    members = [
+        (r["session_id"], memory, stamp)
+        for r in ctx.store.read(
+            "recall/session_members",
+            space=ctx.space,
+            sessions=sessions,
+            token_format=TOKEN_FORMAT,
+            statuses=statuses,
+        )
+        for memory, stamp in r["members"]
+    ]
+    stamps = {memory: int(stamp) for _, memory, stamp in members if stamp is not None}
     blobs: dict[str, bytes | None] = dict(cached(ctx, stamps))
-    rest = [r["id"] for r in rows if r["id"] not in blobs]
+    rest = [memory for _, memory, _ in members if memory not in blobs]
     if rest:
         read = ctx.store.read(
             "recall/token_vectors", space=ctx.space, ids=rest, token_format=TOKEN_FORMAT
@@ -93,8 +97,8 @@ def session_tokens(
         keep(ctx, stamps, fresh)
         blobs.update(fresh)
     out: dict[str, list[bytes]] = {}
-    for r in rows:
-        blob = blobs.get(r["id"])
+    for session, memory, _ in members:
+        blob = blobs.get(memory)
         if blob:
-            out.setdefault(r["session_id"], []).append(blob)
+            out.setdefault(session, []).append(blob)
     return out
