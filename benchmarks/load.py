@@ -217,6 +217,30 @@ class Run:
         await asyncio.sleep(5.0)  # let the server settle between steps
         return stats
 
+    async def warm_up(self) -> dict[str, Any]:
+        """One recall and one context call per space, in turn, before any step: the capacity
+        is a warm server's (a space's first requests after a start load its caches). Their
+        latencies are reported apart."""
+        seconds: list[float] = []
+        statuses: Counter[str] = Counter()
+        async with self.client() as client:
+            for space, conv in self.workload.spaces:
+                q = conv.questions[0].text
+                for path, body in (
+                    ("recall", {"query": q}),
+                    ("context", {"query": q, "context_window": CONTEXT_WINDOW}),
+                ):
+                    out = await acall(client, "POST", f"/v1/spaces/{space}/{path}", body)
+                    seconds.append(out.seconds)
+                    statuses[str(out.status)] += 1
+        ordered = sorted(seconds)
+        return {
+            "requests": len(seconds),
+            "statuses": dict(statuses),
+            "p50_s": _r(ordered[len(ordered) // 2]) if ordered else None,
+            "max_s": _r(ordered[-1]) if ordered else None,
+        }
+
     async def capacity(self) -> tuple[float | None, list[dict[str, Any]]]:
         steps: list[dict[str, Any]] = []
         async with self.client() as client:
@@ -451,6 +475,8 @@ def markdown(result: dict[str, Any], image: Path | None) -> str:
         f"- {result['config']['spaces']} spaces (one LoCoMo conversation each; seeding "
         f"{result['seeding']}); mix 70 % recall / 20 % context ({CONTEXT_WINDOW} tokens) / 10 % "
         f"{INGEST_TURNS}-turn ingests; client timeout {result['config']['request_timeout']} s",
+        f"- warm-up before the steps (a recall and a context call per space, in turn, not "
+        f"counted): {result.get('warm_up')}",
         "",
         *campaign.bars_table(s["bars"]),
     ]
@@ -500,6 +526,8 @@ def main(args: argparse.Namespace) -> int:
         sampler = Sampler(srv.api, srv.neo, run.t0)
         sampler.thread.start()
         steps: list[dict[str, Any]] = []
+        warm_up = asyncio.run(run.warm_up())
+        print(f"load: warm-up {warm_up}", flush=True)
         capacity = args.capacity
         if capacity is None:
             print("load: capacity search …", flush=True)
@@ -517,6 +545,7 @@ def main(args: argparse.Namespace) -> int:
         "load",
         {
             "seeding": seeding,
+            "warm_up": warm_up,
             "steps": steps,
             "overload": overload,
             "phases": run.phases,

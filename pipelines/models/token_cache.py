@@ -1,24 +1,29 @@
-"""Late-interaction token vectors read from the graph, kept in process (bounded, LRU).
+"""Vectors read from the graph, kept in process (bounded, LRU): late-interaction token
+vectors and memory embeddings.
 
-A memory's stored token vectors never change while it exists in the current format (its
-text is verbatim and the backfill job only rewrites other formats), but they are the
-bulk of what a recall reads: a technical turn's vectors are 10 to 30 KB, and recall reads
-those of its head and of whole sessions. The cache keys an entry by (space, memory or
-chunk id, the memory's ingestion time in microseconds): a memory deleted and stored again
-under its id is a new entry, and a space's entries are only ever looked up by ids that
-space's own reads returned. Bounded by the bytes it holds; the least recently used go
-first."""
+A memory's stored vectors never change while it exists (its text is verbatim, its embedding
+is written once, and the backfill job only rewrites other token formats), but they are the
+bulk of what a recall reads: a technical turn's token vectors are 10 to 30 KB, and recall
+reads those of its head and of whole sessions, and the embeddings of the head for selection.
+The cache keys an entry by (space, kind, memory or chunk id, the memory's ingestion time in
+microseconds): a memory deleted and stored again under its id is a new entry, and a space's
+entries are only ever looked up by ids that space's own reads returned. Bounded by the bytes
+it holds; the least recently used go first."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 
-Key = tuple[str, str, int]
+Key = tuple[str, str, str, int]
+
+#: What an entry holds: packed token vectors, or an embedding as float32 bytes.
+TOKENS = "tokens"
+EMBEDDING = "embedding"
 
 
 class TokenCache:
-    """Packed token vectors by (space, id, stamp); at most ``max_bytes`` held. Thread-safe."""
+    """Vectors by (space, kind, id, stamp); at most ``max_bytes`` held. Thread-safe."""
 
     def __init__(self, max_bytes: int) -> None:
         if max_bytes < 0:
@@ -33,12 +38,12 @@ class TokenCache:
         """Bytes held."""
         return self._bytes
 
-    def get_many(self, space: str, stamps: dict[str, int]) -> dict[str, bytes]:
-        """The cached vectors of the ids in ``stamps`` (id -> stamp) that have an entry."""
+    def get_many(self, space: str, stamps: dict[str, int], kind: str = TOKENS) -> dict[str, bytes]:
+        """The cached ``kind`` of the ids in ``stamps`` (id -> stamp) that have an entry."""
         out: dict[str, bytes] = {}
         with self._lock:
             for item_id, stamp in stamps.items():
-                key = (space, item_id, stamp)
+                key = (space, kind, item_id, stamp)
                 blob = self._entries.get(key)
                 if blob is not None:
                     self._entries.move_to_end(key)
@@ -58,13 +63,14 @@ class TokenCache:
                 self._bytes -= len(self._entries.pop(key))
         return len(keys)
 
-    def put_many(self, space: str, blobs: dict[str, tuple[int, bytes]]) -> None:
-        """Keep ``blobs`` (id -> (stamp, vectors)); an entry larger than the cache is not kept."""
+    def put_many(self, space: str, blobs: dict[str, tuple[int, bytes]], kind: str = TOKENS) -> None:
+        """Keep ``blobs`` (id -> (stamp, vectors)) as ``kind``; an entry larger than the cache
+        is not kept."""
         with self._lock:
             for item_id, (stamp, blob) in blobs.items():
                 if not blob or len(blob) > self.max_bytes:
                     continue
-                key = (space, item_id, stamp)
+                key = (space, kind, item_id, stamp)
                 old = self._entries.pop(key, None)
                 if old is not None:
                     self._bytes -= len(old)

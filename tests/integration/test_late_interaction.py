@@ -12,7 +12,7 @@ import pytest
 
 from pipelines.consolidate.runner import run_job
 from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, maxsim, unpack
-from pipelines.models.token_cache import TokenCache
+from pipelines.models.token_cache import EMBEDDING, TokenCache
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from tests.cypher import statements
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, NOW, ingest
@@ -236,6 +236,8 @@ def test_the_token_cache_changes_no_result_and_goes_with_the_space(client, engin
         engine.token_cache = cache
     first, again = ranked(), ranked()  # the second is served from the cache
     assert cache.held(space_id) > 0
+    embeddings = [k for k in cache._entries if k[0] == space_id and k[1] == EMBEDDING]
+    assert embeddings  # selection's embeddings are kept beside the token vectors
     assert first == again == uncached
     assert client.delete(f"/v1/spaces/{space_id}").status_code == 200
     assert cache.held(space_id) == 0

@@ -1,10 +1,11 @@
-"""The token cache: keyed by space, id and stamp; bounded by bytes, least recently used out."""
+"""The vector cache: keyed by space, kind, id and stamp; bounded by bytes, least recently used
+out."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipelines.models.token_cache import TokenCache
+from pipelines.models.token_cache import EMBEDDING, TokenCache
 
 
 def test_entries_are_keyed_by_space_id_and_stamp() -> None:
@@ -39,3 +40,13 @@ def test_erasing_a_space_drops_its_entries_only() -> None:
     assert cache.get_many("s", {"a": 1, "b": 2}) == {}
     assert cache.get_many("t", {"a": 1}) == {"a": b"z" * 7}
     assert cache.size == 7
+
+
+def test_token_vectors_and_embeddings_of_one_memory_are_separate_entries() -> None:
+    cache = TokenCache(1_000)
+    cache.put_many("s", {"a": (1, b"t" * 10)})
+    assert cache.get_many("s", {"a": 1}, EMBEDDING) == {}
+    cache.put_many("s", {"a": (1, b"e" * 8)}, EMBEDDING)
+    assert cache.get_many("s", {"a": 1}) == {"a": b"t" * 10}
+    assert cache.get_many("s", {"a": 1}, EMBEDDING) == {"a": b"e" * 8}
+    assert cache.size == 18 and cache.drop_space("s") == 2

@@ -1,5 +1,6 @@
 """Step ``embeddings``: the stored embeddings of the head of the ranking that earlier steps
-did not bring, for selection (the oversampled head) or for the caller (the results)."""
+did not bring, for selection (the oversampled head) or for the caller (the results): from
+the process's vector cache where it holds them, else from the graph."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from pipelines.recall.state import Explanations, RecallState, Row
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.token_reads import cached_embeddings, keep_embeddings, memory_stamps
 
 
 class Embeddings(RecallStep):
@@ -24,9 +26,13 @@ class Embeddings(RecallStep):
         plan = state.plan
         head = state.order[: plan.pool if state.preset.has("select") else plan.k]
         missing = [i for i in head if i not in state.embeddings]
-        if missing:
-            rows = ctx.store.read("recall/embeddings", space=ctx.space, ids=missing)
-            state.embeddings.update(parse_embeddings(rows))
+        stamps = memory_stamps(state, missing)
+        state.embeddings.update(cached_embeddings(ctx, stamps))
+        rest = [i for i in missing if i not in state.embeddings]
+        if rest:
+            read = parse_embeddings(ctx.store.read("recall/embeddings", space=ctx.space, ids=rest))
+            state.embeddings.update(read)
+            keep_embeddings(ctx, stamps, read)
         return None
 
 

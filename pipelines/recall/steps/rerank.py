@@ -4,7 +4,8 @@ conversation neighbours), blended with the current score.
 
 The context reranker's round trip also brings the head's embeddings when they will be
 needed (selection, or the caller) and its late-interaction token vectors when a later step
-uses them, so those steps do not read them again."""
+uses them, so those steps do not read them again; neither is sent for a memory whose vectors
+the process's cache holds."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ from pipelines.recall.fusion import blend_rerank
 from pipelines.recall.rerank import context_scores
 from pipelines.recall.state import Explanations, RecallState, Row, cosine_from_neo4j
 from pipelines.recall.steps.base import RecallStep, StepContext
-from pipelines.recall.steps.token_reads import cached, keep, memory_stamps
+from pipelines.recall.steps.token_reads import (
+    cached,
+    cached_embeddings,
+    keep,
+    keep_embeddings,
+    memory_stamps,
+)
 
 
 class Rerank(RecallStep):
@@ -41,8 +48,11 @@ class Rerank(RecallStep):
         if cfg.fallback != "context" or state.query_vector is None:
             return None
         with_tokens = state.query_tokens is not None
-        stamps = memory_stamps(state, window) if with_tokens else {}
-        state.tokens.update(cached(ctx, stamps))
+        stamps = memory_stamps(state, window)
+        if with_tokens:
+            state.tokens.update(cached(ctx, stamps))
+        if state.wants_embeddings:
+            state.embeddings.update(cached_embeddings(ctx, stamps))
         rows = ctx.store.read(
             "recall/context",
             space=ctx.space,
@@ -52,9 +62,16 @@ class Rerank(RecallStep):
             with_embeddings=state.wants_embeddings,
             token_format=TOKEN_FORMAT if with_tokens else None,
             cached=[i for i in window if i in state.tokens],
+            cached_embeddings=[i for i in window if i in state.embeddings],
         )
         keep_context_reads(state, rows, with_tokens)
-        keep(ctx, stamps, {r["id"]: r["tokens"] for r in rows} if with_tokens else {})
+        if with_tokens:
+            keep(ctx, stamps, {r["id"]: r["tokens"] for r in rows})
+        keep_embeddings(
+            ctx,
+            stamps,
+            {r["id"]: state.embeddings[r["id"]] for r in rows if r["embedding"] is not None},
+        )
         return blend(state, context_rerank_scores(rows, cfg), cfg.context_blend, "context")
 
 

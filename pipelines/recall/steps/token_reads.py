@@ -1,4 +1,4 @@
-"""Reading late-interaction token vectors through the process's
+"""Reading late-interaction token vectors and memory embeddings through the process's
 :class:`~pipelines.models.token_cache.TokenCache`: what the cache holds is not read again.
 
 Memories are keyed by their ingestion stamp (what the candidate rows bring); a long memory's
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from pipelines.models.late_interaction import TOKEN_FORMAT
-from pipelines.models.token_cache import TokenCache
+from pipelines.models.token_cache import EMBEDDING, TokenCache
 from pipelines.recall.state import RecallState
 from pipelines.recall.steps.base import StepContext
 
@@ -27,6 +29,25 @@ def keep(ctx: StepContext, stamps: dict[str, int], blobs: dict[str, bytes | None
         cache.put_many(
             ctx.space, {i: (stamps[i], b) for i, b in blobs.items() if b and i in stamps}
         )
+
+
+def cached_embeddings(ctx: StepContext, stamps: dict[str, int]) -> dict[str, np.ndarray]:
+    """The cached embeddings of ``stamps`` (id -> stamp)."""
+    cache: TokenCache | None = ctx.tokens
+    if cache is None or not stamps:
+        return {}
+    found = cache.get_many(ctx.space, stamps, EMBEDDING)
+    return {i: np.frombuffer(b, dtype=np.float32).copy() for i, b in found.items()}
+
+
+def keep_embeddings(
+    ctx: StepContext, stamps: dict[str, int], vectors: dict[str, np.ndarray]
+) -> None:
+    """Put the embeddings just read (those with a stamp) into the cache."""
+    cache: TokenCache | None = ctx.tokens
+    if cache is not None:
+        blobs = {i: (stamps[i], v.astype(np.float32).tobytes()) for i, v in vectors.items()}
+        cache.put_many(ctx.space, {i: b for i, b in blobs.items() if i in stamps}, EMBEDDING)
 
 
 def memory_stamps(state: RecallState, ids: Iterable[str]) -> dict[str, int]:
