@@ -82,8 +82,8 @@ class Settings(BaseSettings):
         64,
         ge=0,
         le=65_536,
-        description="Late-interaction token vectors recall keeps in process (MiB, least "
-        "recently used dropped first; 0 turns the cache off).",
+        description="Vectors recall keeps in process: late-interaction token vectors and "
+        "memory embeddings (MiB, least recently used dropped first; 0 turns the cache off).",
     )
     query_encoder: Literal["onnx", "torch"] = Field(
         "onnx",
