@@ -11,32 +11,31 @@ from collections.abc import Iterable
 import numpy as np
 
 from pipelines.models.late_interaction import TOKEN_FORMAT
-from pipelines.models.token_cache import EMBEDDING, TokenCache
+from pipelines.models.token_cache import EMBEDDING, TOKENS, TokenCache
 from pipelines.recall.state import RecallState
 from pipelines.recall.steps.base import StepContext
 
 
-def cached(ctx: StepContext, stamps: dict[str, int]) -> dict[str, bytes]:
-    """The cached vectors of ``stamps`` (id -> stamp); nothing without a cache."""
+def cached(ctx: StepContext, stamps: dict[str, int], kind: str = TOKENS) -> dict[str, bytes]:
+    """The cached ``kind`` of ``stamps`` (id -> stamp); nothing without a cache."""
     cache: TokenCache | None = ctx.tokens
-    return cache.get_many(ctx.space, stamps) if cache is not None and stamps else {}
+    return cache.get_many(ctx.space, stamps, kind) if cache is not None and stamps else {}
 
 
-def keep(ctx: StepContext, stamps: dict[str, int], blobs: dict[str, bytes | None]) -> None:
+def keep(
+    ctx: StepContext, stamps: dict[str, int], blobs: dict[str, bytes | None], kind: str = TOKENS
+) -> None:
     """Put the vectors just read (those with a stamp and any bytes) into the cache."""
     cache: TokenCache | None = ctx.tokens
     if cache is not None:
         cache.put_many(
-            ctx.space, {i: (stamps[i], b) for i, b in blobs.items() if b and i in stamps}
+            ctx.space, {i: (stamps[i], b) for i, b in blobs.items() if b and i in stamps}, kind
         )
 
 
 def cached_embeddings(ctx: StepContext, stamps: dict[str, int]) -> dict[str, np.ndarray]:
     """The cached embeddings of ``stamps`` (id -> stamp)."""
-    cache: TokenCache | None = ctx.tokens
-    if cache is None or not stamps:
-        return {}
-    found = cache.get_many(ctx.space, stamps, EMBEDDING)
+    found = cached(ctx, stamps, EMBEDDING)
     return {i: np.frombuffer(b, dtype=np.float32).copy() for i, b in found.items()}
 
 
@@ -44,10 +43,8 @@ def keep_embeddings(
     ctx: StepContext, stamps: dict[str, int], vectors: dict[str, np.ndarray]
 ) -> None:
     """Put the embeddings just read (those with a stamp) into the cache."""
-    cache: TokenCache | None = ctx.tokens
-    if cache is not None:
-        blobs = {i: (stamps[i], v.astype(np.float32).tobytes()) for i, v in vectors.items()}
-        cache.put_many(ctx.space, {i: b for i, b in blobs.items() if i in stamps}, EMBEDDING)
+    blobs: dict[str, bytes | None] = {i: v.astype(np.float32).tobytes() for i, v in vectors.items()}
+    keep(ctx, stamps, blobs, EMBEDDING)
 
 
 def memory_stamps(state: RecallState, ids: Iterable[str]) -> dict[str, int]:
