@@ -16,10 +16,11 @@ from typing import Any, TypeVar
 import neo4j
 import neo4j.graph
 from neo4j import READ_ACCESS, WRITE_ACCESS, GraphDatabase, ManagedTransaction
-from neo4j.exceptions import ServiceUnavailable
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 import cypher
 from pipelines.graph_faults import Breaker, GraphUnavailable
+from pipelines.graph_warmup import PlanWarmer
 
 __all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
 
@@ -44,6 +45,9 @@ class GraphConfig:
     first_retry_delay_s: float = 0.1
     #: While Neo4j is unreachable, calls fail at once and it is probed this often.
     unavailable_backoff_s: float = 0.5
+    #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
+    #: first) for at most this long before requests are let through (0: no warm-up).
+    plan_warmup_budget_s: float = 10.0
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -108,13 +112,20 @@ class Tx:
     """A write transaction handle that runs named statements."""
 
     def __init__(
-        self, tx: ManagedTransaction | neo4j.Transaction, statements: Statements = cypher.load
+        self,
+        tx: ManagedTransaction | neo4j.Transaction,
+        statements: Statements = cypher.load,
+        warmer: PlanWarmer | None = None,
     ) -> None:
         self._tx = tx
         self._statements = statements
+        self._warmer = warmer
 
     def run(self, statement: str, /, **params: Any) -> list[Row]:
-        return [_row(r) for r in self._tx.run(self._statements(statement), params)]
+        text = self._statements(statement)
+        if self._warmer is not None:
+            self._warmer.note(text, params)
+        return [_row(r) for r in self._tx.run(text, params)]
 
 
 class GraphStore:
@@ -125,10 +136,12 @@ class GraphStore:
         config: GraphConfig,
         statements: Statements = cypher.load,
         driver: neo4j.Driver | None = None,
+        warmer: PlanWarmer | None = None,
     ) -> None:
         """A store on its own driver, or on ``driver`` (shared: the store does not own it)."""
         self.config = config
         self._statements = statements
+        self.warmer = warmer or PlanWarmer()
         auth = (config.user, config.password or "") if config.user else None
         self.driver = driver or GraphDatabase.driver(
             config.uri,
@@ -140,7 +153,7 @@ class GraphStore:
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
-        self._breaker = Breaker(config.uri, config.unavailable_backoff_s, self._ping)
+        self._breaker = Breaker(config.uri, config.unavailable_backoff_s, self._ping, self._warm)
 
     def close(self) -> None:
         self._breaker.stop()
@@ -152,16 +165,33 @@ class GraphStore:
         with self.driver.session(database=db) as s, s.begin_transaction() as tx:
             tx.run(cypher.load("graph/ping")).consume()
 
+    def _warm(self) -> None:
+        """Plan every statement run so far (the breaker's warm-up after Neo4j came back)."""
+        self.warmer.warm(self._explain, self.config.plan_warmup_budget_s)
+
+    def _explain(self, text: str, params: dict[str, Any]) -> bool:
+        """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""
+        try:
+            with self.driver.session(database=self.config.database) as s:
+                s.run("EXPLAIN " + text, params).consume()
+        except (ServiceUnavailable, SessionExpired):
+            raise
+        except (Neo4jError, DriverError):
+            return False
+        return True
+
     def using(self, statements: Statements) -> GraphStore:
         """A store on this one's driver (not closed separately) that reads statement texts
         from ``statements``: how tests and benchmarks run their own named statements."""
-        return GraphStore(self.config, statements, self.driver)
+        return GraphStore(self.config, statements, self.driver, self.warmer)
 
     def write_autocommit(self, statement: str, /, **params: Any) -> None:
         """Run one named write statement as an auto-commit transaction: the only kind that
         may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
+        text = self._statements(statement)
+        self.warmer.note(text, params)
         with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
-            s.run(self._statements(statement), params).consume()
+            s.run(text, params).consume()
 
     def run_schema(self, text: str, /, **params: Any) -> None:
         """Run one schema statement given as text, in its own transaction (migrations only:
@@ -186,7 +216,7 @@ class GraphStore:
                 self.driver.session(database=db, default_access_mode=mode) as s,
                 s.begin_transaction() as tx,
             ):
-                result = work(Tx(tx, self._statements))
+                result = work(Tx(tx, self._statements, self.warmer))
                 tx.commit()
                 return result
 

@@ -36,13 +36,22 @@ class Breaker:
     """Fail fast while Neo4j is down. After a call found it unreachable the breaker is open:
     every call raises :class:`GraphUnavailable` at once, and a background thread probes
     Neo4j every ``backoff`` seconds (``probe``: a query on the database, so a server that
-    is still starting does not count) and closes the breaker as soon as one answers. No
-    request ever waits on a probe."""
+    is still starting does not count); once one answers, ``warm`` prepares the database for
+    traffic (plans the known statements) and the breaker closes. No request ever waits on a
+    probe or the warm-up: they are refused at once until it is done."""
 
-    def __init__(self, uri: str, backoff: float, probe: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        uri: str,
+        backoff: float,
+        probe: Callable[[], None],
+        warm: Callable[[], None] | None = None,
+    ) -> None:
         self.uri = uri
         self.backoff = backoff
         self._probe_once = probe
+        self._warm = warm
+        self._warming = False
         self._open = False
         self._lock = threading.Lock()
         self._stopped = threading.Event()
@@ -61,10 +70,23 @@ class Breaker:
 
     def _probe_until_closed(self) -> None:
         while not self._stopped.wait(self.backoff):
-            if self.reachable():
+            if self.reachable() and self._warmed():
                 with self._lock:
                     self._open = False
                 return
+
+    def _warmed(self) -> bool:
+        """Run the warm-up (if any); False when Neo4j failed during it."""
+        if self._warm is None:
+            return True
+        self._warming = True
+        try:
+            self._warm()
+        except Exception:  # Neo4j went away again: keep probing
+            return False
+        finally:
+            self._warming = False
+        return True
 
     def stop(self) -> None:
         """No more probes (the store is closing)."""
@@ -81,6 +103,8 @@ class Breaker:
     @contextmanager
     def guard(self) -> Iterator[None]:
         if self._open:
+            if self._warming:
+                raise GraphUnavailable(f"Neo4j at {self.uri} is back and warming up; retry shortly")
             raise GraphUnavailable(f"Neo4j at {self.uri} is unreachable; retry shortly")
         try:
             yield

@@ -177,3 +177,53 @@ def test_stale_pooled_connections_after_a_restart_are_replaced_within_the_call(
     finally:
         store.close()
         proxy.close()
+
+
+def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri: str) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.2))
+    planned: list[str] = []
+    explain = store._explain
+
+    def recording(text: str, params: dict[str, object]) -> bool:
+        planned.append(text)
+        return explain(text, params)
+
+    store._explain = recording  # type: ignore[method-assign]
+    try:
+        _read(store)
+        store.read("spaces/get", space="x")
+        store.read("spaces/get", space="y")  # same statement, same parameter types: once
+        assert len(store.warmer) == 2
+        store._breaker.trip("as after a failed call")
+        assert _until(lambda: not store._breaker.is_open)
+        # the most run first, each once
+        assert planned == [store._statements("spaces/get"), store._statements("spaces/list")]
+        assert store.read("spaces/get", space="x") == []
+    finally:
+        store.close()
+
+
+def test_requests_are_refused_at_once_while_the_breaker_warms_up(neo4j_uri: str) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.1))
+    release, warming = threading.Event(), threading.Event()
+
+    def slow(text: str, params: dict[str, object]) -> bool:
+        warming.set()
+        release.wait(30)
+        return True
+
+    store._explain = slow  # type: ignore[method-assign]
+    try:
+        _read(store)
+        store._breaker.trip("as after a failed call")
+        assert warming.wait(30)
+        t0 = time.monotonic()
+        with pytest.raises(GraphUnavailable, match="warming up"):
+            _read(store)
+        assert time.monotonic() - t0 < 0.5
+        release.set()
+        assert _until(lambda: not store._breaker.is_open)
+        assert isinstance(_read(store), list)
+    finally:
+        release.set()
+        store.close()

@@ -1,0 +1,82 @@
+"""Plans ready before traffic returns after a Neo4j restart.
+
+A restarted Neo4j has an empty query-plan cache and a cold JVM: planning the larger statements
+(recall candidates, the session write) then takes seconds each, and every request waits for it
+inside the database. The store remembers each statement it ran with the shape of its parameters
+(strings cut, lists cut to their first items: the plan cache keys on the statement and the
+parameter types, not the values), and the breaker has them all planned with ``EXPLAIN`` (nothing
+runs) before it lets requests through again; meanwhile they get a fast 503.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+#: Parameter shapes kept per statement: lists cut to this many items, strings to this length.
+LIST_ITEMS = 2
+STRING_CHARS = 64
+
+
+def shape(value: Any) -> Any:
+    """``value`` cut to its shape: the same types, little of the data."""
+    if isinstance(value, str):
+        return value[:STRING_CHARS]
+    if isinstance(value, list | tuple):
+        return [shape(v) for v in value[:LIST_ITEMS]]
+    if isinstance(value, Mapping):
+        return {k: shape(v) for k, v in value.items()}
+    return value
+
+
+def kind(value: Any) -> Any:
+    """What the plan cache tells ``value`` apart by: its type, and for a list the type of its
+    first item (``None`` and a value are different plans)."""
+    if isinstance(value, list | tuple):
+        return (list, kind(value[0]) if value else None)
+    return type(value)
+
+
+class PlanWarmer:
+    """The statements a store has run, each with the shape of its parameters and how often it
+    ran, once per combination of parameter types (at most ``limit`` of them)."""
+
+    def __init__(self, limit: int = 512) -> None:
+        self.limit = limit
+        self._seen: dict[tuple[str, tuple[tuple[str, Any], ...]], dict[str, Any]] = {}
+        self._runs: dict[tuple[str, tuple[tuple[str, Any], ...]], int] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def note(self, text: str, params: Mapping[str, Any]) -> None:
+        key = (text, tuple((k, kind(v)) for k, v in params.items()))
+        if key in self._seen:
+            self._runs[key] += 1  # a lost count under a race does no harm
+            return
+        if len(self._seen) >= self.limit:
+            return
+        shaped = {k: shape(v) for k, v in params.items()}
+        with self._lock:
+            if len(self._seen) < self.limit:
+                self._runs.setdefault(key, 1)  # first: a key in _seen has its count
+                self._seen.setdefault(key, shaped)
+
+    def warm(self, explain: Callable[[str, dict[str, Any]], bool], budget_s: float) -> int:
+        """``explain`` the remembered statements, the most run first, for at most ``budget_s``
+        seconds; how many were planned (``explain`` says False for a statement that did not
+        plan; it raises when Neo4j is gone, and that ends the warm-up)."""
+        with self._lock:
+            keys = sorted(self._seen, key=lambda k: -self._runs[k])
+            todo = [(key[0], self._seen[key]) for key in keys]
+        give_up = time.monotonic() + budget_s
+        done = 0
+        for text, params in todo:
+            if time.monotonic() > give_up:
+                break
+            if explain(text, params):
+                done += 1
+        return done

@@ -1,0 +1,63 @@
+"""The plan warmer: parameter shapes, one entry per statement and parameter types, the most
+run first, the budget and the limit."""
+
+from __future__ import annotations
+
+import time
+
+from pipelines.graph_warmup import LIST_ITEMS, STRING_CHARS, PlanWarmer, kind, shape
+
+
+def test_shape_keeps_types_and_little_data() -> None:
+    value = {"v": [0.5] * 384, "text": "x" * 10_000, "rows": [{"id": "a" * 100, "n": 1}] * 50}
+    shaped = shape(value)
+    assert shaped["v"] == [0.5] * LIST_ITEMS
+    assert shaped["text"] == "x" * STRING_CHARS
+    assert shaped["rows"] == [{"id": "a" * STRING_CHARS, "n": 1}] * LIST_ITEMS
+    assert shape(None) is None and shape(3) == 3 and shape(True) is True
+
+
+def test_kind_tells_none_values_and_list_items_apart() -> None:
+    assert kind(None) != kind("a")
+    assert kind([1.0]) != kind(["a"])
+    assert kind([]) == (list, None)
+    assert kind([[1.0]]) == (list, (list, float))
+
+
+def test_one_entry_per_statement_and_parameter_types() -> None:
+    w = PlanWarmer()
+    w.note("A", {"space": "s1", "t": None})
+    w.note("A", {"space": "s2", "t": None})
+    assert len(w) == 1
+    w.note("A", {"space": "s1", "t": "2024"})
+    assert len(w) == 2
+
+
+def test_warm_plans_the_most_run_first_with_shaped_parameters() -> None:
+    w = PlanWarmer()
+    w.note("rare", {"x": 1})
+    for _ in range(3):
+        w.note("hot", {"v": [0.1] * 10})
+    seen: list[tuple[str, dict[str, object]]] = []
+    assert w.warm(lambda t, p: seen.append((t, p)) is None, budget_s=10) == 2
+    assert seen == [("hot", {"v": [0.1] * LIST_ITEMS}), ("rare", {"x": 1})]
+
+
+def test_warm_counts_only_statements_that_planned_and_stops_at_the_budget() -> None:
+    w = PlanWarmer()
+    for i in range(5):
+        w.note(f"s{i}", {})
+    assert w.warm(lambda t, p: t != "s0", budget_s=10) == 4
+
+    def slow(text: str, params: dict[str, object]) -> bool:
+        time.sleep(0.05)
+        return True
+
+    assert w.warm(slow, budget_s=0.01) == 1  # the budget is checked before each statement
+
+
+def test_the_limit_bounds_what_is_remembered() -> None:
+    w = PlanWarmer(limit=3)
+    for i in range(10):
+        w.note(f"s{i}", {})
+    assert len(w) == 3
