@@ -39,7 +39,12 @@ def test_warm_plans_the_most_run_first_with_shaped_parameters() -> None:
     for _ in range(3):
         w.note("hot", {"v": [0.1] * 10})
     seen: list[tuple[str, dict[str, object]]] = []
-    assert w.warm(lambda t, p: seen.append((t, p)) is None, budget_s=10) == 2
+
+    def record(text: str, params: dict[str, object]) -> bool:
+        seen.append((text, params))
+        return True
+
+    assert w.warm(record, budget_s=10) == 2
     assert seen == [("hot", {"v": [0.1] * LIST_ITEMS}), ("rare", {"x": 1})]
 
 
