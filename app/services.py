@@ -37,7 +37,11 @@ def engine_settings(s: Settings) -> EngineSettings:
     """The domain's settings from the server's."""
     return EngineSettings(
         graph=GraphConfig(
-            uri=s.neo4j_uri, user=s.neo4j_user, password=s.neo4j_password, database=s.neo4j_database
+            uri=s.neo4j_uri,
+            user=s.neo4j_user,
+            password=s.neo4j_password,
+            database=s.neo4j_database,
+            plan_warmup_budget_s=s.neo4j_warmup_seconds,
         ),
         embedding_model_path=s.embedding_model_path,
         embedding_batch_size=s.embedding_batch_size,

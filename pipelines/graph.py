@@ -7,6 +7,8 @@ adds transactions, routing and a clear error when the database cannot be reached
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ __all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
+log = logging.getLogger("mnemograph.graph")
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,14 @@ class GraphStore:
 
     def _warm(self) -> None:
         """Plan every statement run so far (the breaker's warm-up after Neo4j came back)."""
-        self.warmer.warm(self._explain, self.config.plan_warmup_budget_s)
+        t0 = time.monotonic()
+        planned = self.warmer.warm(self._explain, self.config.plan_warmup_budget_s)
+        log.info(
+            "Neo4j answers again: %d of %d known statements planned in %.1f s",
+            planned,
+            len(self.warmer),
+            time.monotonic() - t0,
+        )
 
     def _explain(self, text: str, params: dict[str, Any]) -> bool:
         """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""
