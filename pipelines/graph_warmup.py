@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 #: Parameter shapes kept per statement: lists cut to this many items, strings to this length.
@@ -65,18 +66,28 @@ class PlanWarmer:
                 self._runs.setdefault(key, 1)  # first: a key in _seen has its count
                 self._seen.setdefault(key, shaped)
 
-    def warm(self, explain: Callable[[str, dict[str, Any]], bool], budget_s: float) -> int:
-        """``explain`` the remembered statements, the most run first, for at most ``budget_s``
-        seconds; how many were planned (``explain`` says False for a statement that did not
-        plan; it raises when Neo4j is gone, and that ends the warm-up)."""
+    def warm(
+        self, explain: Callable[[str, dict[str, Any]], bool], budget_s: float, workers: int = 2
+    ) -> int:
+        """``explain`` the remembered statements, the most run first, ``workers`` at a time,
+        for at most ``budget_s`` seconds; how many were planned (``explain`` says False for a
+        statement that did not plan; it raises when Neo4j is gone, and that ends the warm-up)."""
         with self._lock:
             keys = sorted(self._seen, key=lambda k: -self._runs[k])
-            todo = [(key[0], self._seen[key]) for key in keys]
+            todo = iter([(key[0], self._seen[key]) for key in keys])
         give_up = time.monotonic() + budget_s
-        done = 0
-        for text, params in todo:
-            if time.monotonic() > give_up:
-                break
-            if explain(text, params):
-                done += 1
-        return done
+        take = threading.Lock()
+
+        def worker() -> int:
+            done = 0
+            while time.monotonic() <= give_up:
+                with take:
+                    job = next(todo, None)
+                if job is None:
+                    break
+                done += bool(explain(*job))
+            return done
+
+        with ThreadPoolExecutor(max(1, workers), thread_name_prefix="plan-warmup") as pool:
+            futures = [pool.submit(worker) for _ in range(max(1, workers))]
+            return sum(f.result() for f in futures)

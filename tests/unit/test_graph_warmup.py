@@ -44,7 +44,7 @@ def test_warm_plans_the_most_run_first_with_shaped_parameters() -> None:
         seen.append((text, params))
         return True
 
-    assert w.warm(record, budget_s=10) == 2
+    assert w.warm(record, budget_s=10, workers=1) == 2
     assert seen == [("hot", {"v": [0.1] * LIST_ITEMS}), ("rare", {"x": 1})]
 
 
@@ -58,7 +58,9 @@ def test_warm_counts_only_statements_that_planned_and_stops_at_the_budget() -> N
         time.sleep(0.05)
         return True
 
-    assert w.warm(slow, budget_s=0.01) == 1  # the budget is checked before each statement
+    # the budget is checked before each statement: one each, then no more
+    assert w.warm(slow, budget_s=0.01, workers=1) == 1
+    assert w.warm(slow, budget_s=0.01, workers=2) == 2
 
 
 def test_the_limit_bounds_what_is_remembered() -> None:
