@@ -37,6 +37,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 def _common(p: argparse.ArgumentParser) -> None:
     from benchmarks.runner import DEFAULT_BUDGETS, SETTINGS
+    from benchmarks.speaker_export import STYLES
 
     p.add_argument(
         "--configs",
@@ -104,6 +105,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         "fusion.question_turn_factor=1 (a sweep through the harness; the assembler keeps "
         "its own)",
     )
+    p.add_argument(
+        "--speaker-export",
+        choices=list(STYLES),
+        default=None,
+        help="rename every speaker as a chat export shows it (full-name: 'Caroline Reyes', "
+        "handle: 'caroline.reyes42'); texts and questions keep the names people use",
+    )
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -170,6 +178,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         recall_presets,
     )
     from benchmarks.runner import RunOptions, run_benchmark, summary_keys
+    from benchmarks.speaker_export import export_speakers
 
     try:
         recall_config = recall_overrides(args.recall_set)
@@ -189,6 +198,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
         )
         return 2
     dataset = _limit(dataset, args.limit_conversations, args.limit_questions)
+    dataset = export_speakers(dataset, args.speaker_export)
     name = args.name or dataset.name
     options = RunOptions(
         configs=configs,
@@ -266,6 +276,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
             "ablation_budgets": sorted(set(args.ablation_budgets)),
             "limit_conversations": args.limit_conversations,
             "limit_questions": args.limit_questions,
+            "speaker_export": args.speaker_export,
             "presets": {c: _preset_description(presets, c) for c in configs},
             "reranker_active": readiness.get("reranker_active"),
             "models": readiness.get("models"),

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.speakers import speaker_forms
 from pipelines.recall.time_expressions import DATE_RE, MONTH_NAMES
 
 # ---------------------------------------------------------------------------------------
@@ -286,21 +287,30 @@ def scope_fulltext_query(query: str, space_tag: str, field: str = "text") -> str
 # Speakers
 
 
-def _speaker_spans(query: str, known_speakers: Iterable[str]) -> list[tuple[int, int, str]]:
-    """``(start, end, name)`` of every mention of a known speaker, in query order."""
-    names = sorted(
-        {" ".join(name.split()) for name in known_speakers if name.strip()},
-        key=lambda name: (-len(name), name),
-    )
+def _speaker_spans(
+    query: str, known_speakers: Iterable[str], among: Iterable[str] | None = None
+) -> list[tuple[int, int, str]]:
+    """``(start, end, speaker)`` of every mention of a known speaker, in query order, by any
+    of its forms (:func:`pipelines.recall.speakers.speaker_forms`, taken over ``among`` when
+    given, the space's speakers, so that an alias is only one where it names one of them)."""
+    wanted = {" ".join(name.split()) for name in known_speakers if name.strip()}
+    forms = speaker_forms(among if among is not None else wanted)
+    forms = {
+        form: " ".join(name.split())
+        for form, name in forms.items()
+        if " ".join(name.split()) in wanted
+    }
     taken: list[tuple[int, int, str]] = []
-    for name in names:
-        body = r"\s+".join(re.escape(part) for part in name.split())
-        pattern = re.compile(rf"(?<![\w]){body}(?:['’]s?)?(?![\w])", re.IGNORECASE)
+    for form in sorted(forms, key=lambda f: (-len(f), f)):
+        body = r"\s+".join(re.escape(part) for part in form.split())
+        # an alias followed by a capitalised word is someone else's name ("Jon Arryn")
+        other = "" if form == forms[form].casefold() else r"(?!\s+(?-i:[A-Z]))"
+        pattern = re.compile(rf"(?<![\w]){body}(?:['’]s?)?(?![\w]){other}", re.IGNORECASE)
         for match in pattern.finditer(query):
             start, end = match.span()
             if any(start < t_end and t_start < end for t_start, t_end, _ in taken):
                 continue
-            taken.append((start, end, name))
+            taken.append((start, end, forms[form]))
     return sorted(taken)
 
 
@@ -309,8 +319,10 @@ def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
 
     Matching is case-insensitive on whole words, tolerates any whitespace inside
     multi-word names and possessives ("Caroline's", "James'"). Longer names win over
-    names they contain ("Jon Snow" over "Jon" at the same place). Returned names use the
-    spelling of ``known_speakers``; blank names are ignored.
+    names they contain ("Jon Snow" over "Jon" at the same place). A speaker exported under a
+    full name or a handle is also found by its given name ("Jon" for "Jon Snow" or
+    "jon_snow42") when no other speaker has that name. Returned names use the spelling of
+    ``known_speakers``; blank names are ignored.
     """
     return list(dict.fromkeys(name for _, _, name in _speaker_spans(query, known_speakers)))
 
@@ -340,7 +352,9 @@ def strip_meta(query: str) -> str:
     return stripped if build_fulltext_query(stripped) is not None else query
 
 
-def strip_speakers(query: str, known_speakers: Iterable[str]) -> str:
+def strip_speakers(
+    query: str, known_speakers: Iterable[str], among: Iterable[str] | None = None
+) -> str:
     """``query`` without its mentions of known speakers (possessives included), tidied.
 
     A memory's own speaker is a property, not part of its text ("I researched adoption
@@ -349,7 +363,7 @@ def strip_speakers(query: str, known_speakers: Iterable[str]) -> str:
     boosting the named speaker's turns instead, avoids that trap. Returns the query
     unchanged when nothing searchable (no word but stop words) would be left.
     """
-    spans = _speaker_spans(query, known_speakers)
+    spans = _speaker_spans(query, known_speakers, among)
     if not spans:
         return query
     stripped = " ".join(_mask(query, ((start, end) for start, end, _ in spans)).split())

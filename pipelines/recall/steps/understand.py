@@ -115,7 +115,7 @@ class Understand(RecallStep):
         """(speakers the query names, those this step uses, the query without the latter)."""
         named = find_speakers(query, profile.speakers)
         used = named if self.speakers else []
-        return named, used, (strip_speakers(query, used) if used else query)
+        return named, used, (strip_speakers(query, used, profile.speakers) if used else query)
 
     def vector_text(self, query: str, profile: SpaceProfile, config: RecallConfig) -> str:
         """The text embedded for ``query`` (already cleaned)."""
