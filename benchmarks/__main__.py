@@ -110,7 +110,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         choices=list(STYLES),
         default=None,
         help="rename every speaker as a chat export shows it (full-name: 'Caroline Reyes', "
-        "handle: 'caroline.reyes42'); texts and questions keep the names people use",
+        "handle: 'caroline.reyes42', phone: '+1 555 0142'); texts and questions keep the "
+        "names people use",
     )
     p.add_argument("--no-progress", action="store_true")
 

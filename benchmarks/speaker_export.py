@@ -1,11 +1,11 @@
 """Speakers exported under other names than the ones people use (``--speaker-export``).
 
-Chat exports name a person by an account: a full name ("Caroline Reyes") or a handle
-("caroline.reyes42"), while the people in the chat, and the questions about it, say
-"Caroline". This rewrites each turn's speaker (never its text, the questions or the
-evidence) so the harness measures recall on such an export. A speaker that is a role word
-(its turns' role, as BEAM's "user" and "assistant") is left alone. Deterministic: a name's
-surname comes from a hash of the name.
+Chat exports name a person by an account: a full name ("Caroline Reyes"), a handle
+("caroline.reyes42") or a phone number ("+1 555 0142"), while the people in the chat, and
+the questions about it, say "Caroline". This rewrites each turn's speaker (never its text,
+the questions or the evidence) so the harness measures recall on such an export. A speaker
+that is a role word (its turns' role, as BEAM's "user" and "assistant") is left alone.
+Deterministic: a name's surname comes from a hash of the name.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from benchmarks.format import Conversation, Dataset
 
-STYLES = ("full-name", "handle")
+STYLES = ("full-name", "handle", "phone")
 _SURNAMES = ("Reyes", "Okafor", "Lindqvist", "Moreau", "Tanaka", "Kowalski", "Haddad", "Byrne")
 
 
@@ -27,6 +27,8 @@ def exported(name: str, style: str) -> str:
         return f"{name} {surname}"
     if style == "handle":
         return f"{name.lower()}.{surname.lower()}{digest[1] % 90 + 10}"
+    if style == "phone":
+        return f"+1 555 {int.from_bytes(digest[2:4]) % 10000:04d}"
     raise ValueError(f"unknown speaker export style {style!r}; one of {STYLES}")
 
 

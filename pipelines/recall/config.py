@@ -419,6 +419,9 @@ class RecallConfig(_Section):
     space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
     #: At most this many distinct speakers are read for query speaker detection.
     max_known_speakers: PositiveInt = 200
+    #: At most this many of the newest turns that open by addressing someone are read to
+    #: learn the names speakers call each other by.
+    max_speaker_openings: PositiveInt = 2000
 
     @model_validator(mode="after")
     def _check(self) -> Self:

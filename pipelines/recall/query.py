@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.speakers import speaker_forms
@@ -288,16 +288,16 @@ def scope_fulltext_query(query: str, space_tag: str, field: str = "text") -> str
 
 
 def _speaker_spans(
-    query: str, known_speakers: Iterable[str], among: Iterable[str] | None = None
+    query: str, known_speakers: Iterable[str], forms: Mapping[str, str] | None = None
 ) -> list[tuple[int, int, str]]:
     """``(start, end, speaker)`` of every mention of a known speaker, in query order, by any
-    of its forms (:func:`pipelines.recall.speakers.speaker_forms`, taken over ``among`` when
-    given, the space's speakers, so that an alias is only one where it names one of them)."""
+    of its ``forms`` (form → speaker; default :func:`pipelines.recall.speakers.speaker_forms`
+    of ``known_speakers``; pass the forms of all the space's speakers, so that an alias is
+    only one where it names one of them)."""
     wanted = {" ".join(name.split()) for name in known_speakers if name.strip()}
-    forms = speaker_forms(among if among is not None else wanted)
     forms = {
         form: " ".join(name.split())
-        for form, name in forms.items()
+        for form, name in (speaker_forms(wanted) if forms is None else forms).items()
         if " ".join(name.split()) in wanted
     }
     taken: list[tuple[int, int, str]] = []
@@ -314,7 +314,9 @@ def _speaker_spans(
     return sorted(taken)
 
 
-def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
+def find_speakers(
+    query: str, known_speakers: Iterable[str], forms: Mapping[str, str] | None = None
+) -> list[str]:
     """Known speakers mentioned in ``query``, in order of first mention.
 
     Matching is case-insensitive on whole words, tolerates any whitespace inside
@@ -324,7 +326,8 @@ def find_speakers(query: str, known_speakers: Iterable[str]) -> list[str]:
     "jon_snow42") when no other speaker has that name. Returned names use the spelling of
     ``known_speakers``; blank names are ignored.
     """
-    return list(dict.fromkeys(name for _, _, name in _speaker_spans(query, known_speakers)))
+    spans = _speaker_spans(query, known_speakers, forms)
+    return list(dict.fromkeys(name for _, _, name in spans))
 
 
 _META_RE = re.compile(
@@ -353,7 +356,7 @@ def strip_meta(query: str) -> str:
 
 
 def strip_speakers(
-    query: str, known_speakers: Iterable[str], among: Iterable[str] | None = None
+    query: str, known_speakers: Iterable[str], forms: Mapping[str, str] | None = None
 ) -> str:
     """``query`` without its mentions of known speakers (possessives included), tidied.
 
@@ -363,7 +366,7 @@ def strip_speakers(
     boosting the named speaker's turns instead, avoids that trap. Returns the query
     unchanged when nothing searchable (no word but stop words) would be left.
     """
-    spans = _speaker_spans(query, known_speakers, among)
+    spans = _speaker_spans(query, known_speakers, forms)
     if not spans:
         return query
     stripped = " ".join(_mask(query, ((start, end) for start, end, _ in spans)).split())

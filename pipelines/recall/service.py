@@ -28,6 +28,7 @@ from pipelines.recall.request import (
     RecallResponse,
 )
 from pipelines.recall.runner import Clock, run_steps
+from pipelines.recall.speakers import OPENING_PREFILTER, learned_names, speaker_forms
 from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
 
@@ -182,19 +183,33 @@ class Recaller:
         row = self.engine.store.read(
             "recall/space_profile", space=space, max_speakers=self.config.max_known_speakers
         )[0]
+        speakers = tuple(s for s in row["speakers"] if isinstance(s, str) and s.strip())
         profile = SpaceProfile(
             size=int(row["size"]),
             total=max(1, int(row["total"])),
-            speakers=tuple(s for s in row["speakers"] if isinstance(s, str) and s.strip()),
+            speakers=speakers,
             expires=now + self.config.space_profile_ttl_s,
             long_memories=int(row["long_memories"]),
             chunks=int(row["chunks"]),
             total_chunks=int(row["total_chunks"]),
+            forms=speaker_forms(speakers, self._learned_names(space) if speakers else None),
         )
         if profile.size:  # an empty (or unknown) space is about to change: never cached
             with self._lock:
                 self._profiles[space] = profile
         return profile
+
+    def _learned_names(self, space: str) -> dict[str, str]:
+        """The names the space's speakers call each other by (:func:`learned_names`)."""
+        rows = self.engine.store.read(
+            "recall/speaker_openings",
+            space=space,
+            opening=OPENING_PREFILTER,
+            limit=self.config.max_speaker_openings,
+        )
+        return learned_names(
+            (r["speakers"], speaker, text) for r in rows for speaker, text in r["openings"]
+        )
 
     def _stage_scope_size(self, space: str, stages: Sequence[str]) -> int:
         """Memories in ``stages`` (ids and labels) of ``space``: a choice of plan, not of

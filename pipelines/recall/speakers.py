@@ -1,12 +1,15 @@
-"""The names a query may use for a space's speakers: the exported name itself, and the given
-name inside it when the export holds more (a full name "Jon Snow", a handle "jon.snow42",
-"jon_snow", "JonSnow"). Chats are exported under account names that people do not use when
-they talk or ask about each other; an alias that could name two speakers is dropped."""
+"""The names a query may use for a space's speakers: the exported name itself; the given name
+inside it when the export holds more (a full name "Jon Snow", a handle "jon.snow42",
+"jon_snow", "JonSnow"); and the names the others call a speaker by, learned from the turns
+that open by addressing someone in a two-person session ("Hey Mel!", "Thanks, Caroline").
+Chats are exported under account names (or numbers) that people do not use when they talk or
+ask about each other. An alias that could name two speakers is dropped."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -34,11 +37,14 @@ def name_parts(speaker: str) -> list[str]:
     return parts
 
 
-def speaker_forms(speakers: Iterable[str]) -> dict[str, str]:
+def speaker_forms(
+    speakers: Iterable[str], learned: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Every form a query may name a speaker by (case-folded, inner whitespace single) →
     that speaker as exported. Each speaker is named by itself; a speaker whose name has
     several words (or is a handle) also by its words joined with spaces and by its first
-    word, when no other speaker claims that form."""
+    word, when no other speaker claims that form; then by the ``learned`` names
+    (:func:`learned_names`) no speaker is exported or known by."""
     names = {" ".join(s.split()): s for s in speakers if s.strip()}
     forms: dict[str, str] = {n.casefold(): s for n, s in names.items()}
     claims: dict[str, set[str]] = {}
@@ -54,4 +60,55 @@ def speaker_forms(speakers: Iterable[str]) -> dict[str, str]:
     for form, owners in claims.items():
         if len(owners) == 1 and form not in forms:
             forms[form] = next(iter(owners))
+    for form, speaker in (learned or {}).items():
+        if form not in forms and " ".join(speaker.split()) in names:
+            forms[form] = names[" ".join(speaker.split())]
     return forms
+
+
+#: A turn that opens by greeting, thanking or answering someone by name: the name.
+_OPENING = re.compile(
+    r"^\W*(?:hey+|hi+|hiya|hello|heya|yo|morning|good\s+(?:morning|afternoon|evening|night)|"
+    r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)"
+    r"(?:\s+(?:so\s+much|again|there))?[\s,!.]+(?-i:([A-Z][^\W\d_]+))(?![^\W\d_])"
+    r"(?!\s+(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+
+#: What the graph's prefilter matches (Java regex): a turn that may open that way.
+OPENING_PREFILTER = (
+    r"(?is)^\W*(hey+|hi+|hiya|hello|heya|yo|morning|good\s+(morning|afternoon|evening|night)|"
+    r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)\b.*"
+)
+
+#: How often, at least, a name must address a speaker, and the least share of its uses.
+MIN_ADDRESSES = 2
+MIN_SHARE = 0.75
+
+
+def addressed_name(text: str) -> str | None:
+    """The name a turn opens by addressing ("Hey Mel! …" → "Mel"), or None."""
+    match = _OPENING.match(text)
+    if match is None:
+        return None
+    name = match.group(1)
+    return None if name.casefold() in _NOT_NAMES or len(name) < 2 else name
+
+
+def learned_names(openings: Iterable[tuple[Sequence[str], str, str]]) -> dict[str, str]:
+    """Name (case-folded) → the speaker others call by it, from ``(speakers of the session,
+    speaker, text)`` of turns that may open by addressing someone: in a two-person session
+    the name addresses the other one. A name counts when it addressed one speaker at least
+    ``MIN_ADDRESSES`` times and in ``MIN_SHARE`` of its uses."""
+    counts: dict[str, Counter[str]] = {}
+    for session_speakers, speaker, text in openings:
+        others = {s for s in session_speakers if s and s != speaker}
+        name = addressed_name(text) if len(others) == 1 else None
+        if name is not None:
+            counts.setdefault(name.casefold(), Counter())[others.pop()] += 1
+    out: dict[str, str] = {}
+    for name, by_speaker in counts.items():
+        speaker, n = by_speaker.most_common(1)[0]
+        if n >= MIN_ADDRESSES and n >= MIN_SHARE * sum(by_speaker.values()):
+            out[name] = speaker
+    return out

@@ -3,7 +3,7 @@ and everything read so far (:class:`RecallState`), plus the small value types it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -104,8 +104,9 @@ class Candidate:
 @dataclass(frozen=True)
 class SpaceProfile:
     """What recall knows about a space before it searches: its size (active memories), the
-    size of every space together (for the index's filter selectivity), its speakers, and
-    its long memories (indexed as chunks), their chunks, and the chunks of every space."""
+    size of every space together (for the index's filter selectivity), its speakers and the
+    names they go by, and its long memories (indexed as chunks), their chunks, and the
+    chunks of every space."""
 
     size: int
     total: int
@@ -114,6 +115,8 @@ class SpaceProfile:
     long_memories: int = 0
     chunks: int = 0
     total_chunks: int = 0
+    #: every name a query may use for a speaker → the speaker (:mod:`pipelines.recall.speakers`)
+    forms: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def selectivity(self) -> float:

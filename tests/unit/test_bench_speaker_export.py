@@ -41,5 +41,7 @@ def test_styles_are_deterministic() -> None:
     assert full.startswith("Caroline ") and full == exported("Caroline", "full-name")
     handle = exported("Caroline", "handle")
     assert handle.startswith("caroline.") and handle[-2:].isdigit()
+    phone = exported("Caroline", "phone")
+    assert phone.startswith("+1 555 ") and len(phone) == len("+1 555 0100")
     with pytest.raises(ValueError):
         exported("Caroline", "nickname")

@@ -29,13 +29,14 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 
 #: The only imports allowed between units of ``pipelines``: unit -> the units it may use.
-#: Foundations (errors, graph_faults, graph, models, overrides) use nothing above them; the
-#: services build on spaces and the engine; assembly reads through recall and builds what it
-#: may build on demand (a missing schema or projection) only through ``maintenance``.
+#: Foundations (errors, graph_faults, graph_warmup, graph, models, overrides) use nothing above
+#: them; the services build on spaces and the engine; assembly reads through recall and builds
+#: what it may build on demand (a missing schema or projection) only through ``maintenance``.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "graph_faults": frozenset(),  # the breaker and retry loop under graph
-    "graph": frozenset({"graph_faults"}),
+    "graph_warmup": frozenset(),  # the plans graph has the breaker prepare after a restart
+    "graph": frozenset({"graph_faults", "graph_warmup"}),
     "models": frozenset(),
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipelines.recall.query import find_speakers, strip_speakers
-from pipelines.recall.speakers import name_parts, speaker_forms
+from pipelines.recall.speakers import addressed_name, learned_names, name_parts, speaker_forms
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,8 @@ def test_an_alias_followed_by_another_capitalised_name_is_someone_else() -> None
 def test_an_alias_is_only_an_alias_among_all_the_speakers() -> None:
     # the used speaker alone would make "Jon" its alias; the space's speakers do not
     q = "What did Jon Snow ask Jon?"
-    assert strip_speakers(q, ["Jon Snow"], ["Jon Snow", "jon.arryn"]) == "What did ask Jon?"
+    forms = speaker_forms(["Jon Snow", "jon.arryn"])
+    assert strip_speakers(q, ["Jon Snow"], forms) == "What did ask Jon?"
     assert strip_speakers("What did Jon say about camping?", ["Jon Snow"]) == (
         "What did say about camping?"
     )
@@ -59,3 +60,52 @@ def test_role_words_and_titles_are_no_aliases() -> None:
     forms = speaker_forms(["the_user", "Dr. Smith"])
     assert "the" not in forms and "dr" not in forms
     assert forms["smith"] == "Dr. Smith"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Hey Mel! How are you?", "Mel"),
+        ("Hi Caroline, long time no see", "Caroline"),
+        ("Thanks, Melanie!", "Melanie"),
+        ("Thank you so much Caroline!", "Caroline"),
+        ("Wow, Zoë!", "Zoë"),
+        ("hey mel", None),  # a name is capitalised
+        ("Hi I am back", None),
+        ("Hey Jon Arryn!", None),  # a full name may be a third person's
+        ("Hello!", None),
+        ("Hey there!", None),
+        ("I told Mel hi", None),  # only an opening addresses
+    ],
+)
+def test_addressed_name(text: str, name: str | None) -> None:
+    assert addressed_name(text) == name
+
+
+def test_names_are_learned_from_two_person_sessions_only() -> None:
+    two = ["+1 555 0100", "+1 555 0199"]
+    openings = [
+        (two, "+1 555 0100", "Hey Mel! How was the trip?"),
+        (two, "+1 555 0100", "Thanks, Mel!"),
+        (two, "+1 555 0199", "Hi Caroline, it was great"),
+        (two, "+1 555 0199", "Hi Caroline!"),
+        ([*two, "+1 555 0123"], "+1 555 0199", "Hey Caroline!"),  # three people: no lesson
+        (two, "+1 555 0199", "Hey Bob!"),  # once is no evidence
+    ]
+    learned = learned_names(openings)
+    assert learned == {"mel": "+1 555 0199", "caroline": "+1 555 0100"}
+    forms = speaker_forms(two, learned)
+    assert find_speakers("What did Caroline tell Mel about the trip?", two, forms) == two
+
+
+def test_a_name_used_for_two_speakers_is_learned_for_neither_unless_one_dominates() -> None:
+    ab, ac = ["A", "B"], ["A", "C"]
+    split = [(ab, "A", "Hey Sam!")] * 2 + [(ac, "A", "Hey Sam!")] * 2
+    assert learned_names(split) == {}
+    mostly = [(ab, "A", "Hey Sam!")] * 6 + [(ac, "A", "Hey Sam!")]
+    assert learned_names(mostly) == {"sam": "B"}
+
+
+def test_a_learned_name_never_takes_a_speakers_own_name() -> None:
+    forms = speaker_forms(["Caroline", "Melanie"], {"caroline": "Melanie", "mel": "Melanie"})
+    assert forms["caroline"] == "Caroline" and forms["mel"] == "Melanie"

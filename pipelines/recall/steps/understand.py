@@ -113,9 +113,9 @@ class Understand(RecallStep):
 
     def speakers_in(self, query: str, profile: SpaceProfile) -> tuple[list[str], list[str], str]:
         """(speakers the query names, those this step uses, the query without the latter)."""
-        named = find_speakers(query, profile.speakers)
+        named = find_speakers(query, profile.speakers, profile.forms or None)
         used = named if self.speakers else []
-        return named, used, (strip_speakers(query, used, profile.speakers) if used else query)
+        return named, used, (strip_speakers(query, used, profile.forms or None) if used else query)
 
     def vector_text(self, query: str, profile: SpaceProfile, config: RecallConfig) -> str:
         """The text embedded for ``query`` (already cleaned)."""
