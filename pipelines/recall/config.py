@@ -21,6 +21,7 @@ Weight = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 PositiveFloat = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 PositiveInt = Annotated[int, Field(gt=0)]
+NonNegativeInt = Annotated[int, Field(ge=0)]
 Factor = Annotated[float, Field(ge=1.0, allow_inf_nan=False)]
 
 #: Retrieval signals fused by weighted RRF.
@@ -419,9 +420,9 @@ class RecallConfig(_Section):
     space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
     #: At most this many distinct speakers are read for query speaker detection.
     max_known_speakers: PositiveInt = 200
-    #: At most this many of the newest turns that open by addressing someone are read to
-    #: learn the names speakers call each other by.
-    max_speaker_openings: PositiveInt = 2000
+    #: Learn the names speakers call each other by (:mod:`pipelines.recall.speakers`) from at
+    #: most this many of the newest turns that open by addressing someone; 0 learns none.
+    max_speaker_openings: NonNegativeInt = 2000
 
     @model_validator(mode="after")
     def _check(self) -> Self:

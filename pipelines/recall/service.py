@@ -201,6 +201,8 @@ class Recaller:
 
     def _learned_names(self, space: str) -> dict[str, str]:
         """The names the space's speakers call each other by (:func:`learned_names`)."""
+        if not self.config.max_speaker_openings:
+            return {}
         rows = self.engine.store.read(
             "recall/speaker_openings",
             space=space,
