@@ -69,12 +69,13 @@ class Settings(BaseSettings):
     neo4j_password: str | None = Field(None, description="Neo4j password.")
     neo4j_database: str = Field("neo4j", description="Neo4j database name.")
     neo4j_warmup_seconds: float = Field(
-        10.0,
+        5.0,
         ge=0,
         le=600,
         description="After Neo4j comes back from a restart, the statements run so far are "
         "planned (EXPLAIN, nothing runs; the most run first) for at most this long before "
-        "requests are let through again; meanwhile they get a 503 with Retry-After. 0: none.",
+        "requests are let through again (meanwhile they get a 503 with Retry-After), the "
+        "rest right after, in the background. 0: all in the background.",
     )
     manage_neo4j: bool = Field(
         False,

@@ -22,13 +22,16 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 
 import cypher
 from pipelines.graph_faults import Breaker, GraphUnavailable
-from pipelines.graph_warmup import PlanWarmer
+from pipelines.graph_warmup import Key, PlanWarmer
 
 __all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
 log = logging.getLogger("mnemograph.graph")
+
+#: The longest the statements not planned before the breaker closed are planned after it.
+SETTLE_BUDGET_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,8 @@ class GraphConfig:
     #: While Neo4j is unreachable, calls fail at once and it is probed this often.
     unavailable_backoff_s: float = 0.5
     #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
-    #: first) for at most this long before requests are let through (0: no warm-up).
-    plan_warmup_budget_s: float = 10.0
+    #: first) for at most this long before requests are let through (0: none), the rest after.
+    plan_warmup_budget_s: float = 5.0
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -156,7 +159,10 @@ class GraphStore:
             # "property key does not exist" notices are expected on a fresh space; keep the rest
             notifications_disabled_classifications=["UNRECOGNIZED"],
         )
-        self._breaker = Breaker(config.uri, config.unavailable_backoff_s, self._ping, self._warm)
+        self._warmed: list[Key] = []
+        self._breaker = Breaker(
+            config.uri, config.unavailable_backoff_s, self._ping, self._warm, self._settle
+        )
 
     def close(self) -> None:
         self._breaker.stop()
@@ -169,15 +175,24 @@ class GraphStore:
             tx.run(cypher.load("graph/ping")).consume()
 
     def _warm(self) -> None:
-        """Plan every statement run so far (the breaker's warm-up after Neo4j came back)."""
+        """Plan the most run statements (the breaker's warm-up once Neo4j answers again)."""
+        self._warmed = self._plan("before requests", self.config.plan_warmup_budget_s, [])
+
+    def _settle(self) -> None:
+        """Plan the other statements (the breaker has closed: requests flow meanwhile)."""
+        self._plan("after", SETTLE_BUDGET_S, self._warmed)
+
+    def _plan(self, when: str, budget_s: float, skip: list[Key]) -> list[Key]:
         t0 = time.monotonic()
-        planned = self.warmer.warm(self._explain, self.config.plan_warmup_budget_s)
+        tried = self.warmer.warm(self._explain, budget_s, skip=set(skip))
         log.info(
-            "Neo4j answers again: %d of %d known statements planned in %.1f s",
-            planned,
+            "Neo4j answers again: %d of %d known statements planned (EXPLAIN) %s in %.1f s",
+            len(tried),
             len(self.warmer),
+            when,
             time.monotonic() - t0,
         )
+        return skip + tried
 
     def _explain(self, text: str, params: dict[str, Any]) -> bool:
         """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""

@@ -4,6 +4,7 @@ knows Neo4j is down (so a request in flight never waits out blind retries)."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -37,8 +38,9 @@ class Breaker:
     every call raises :class:`GraphUnavailable` at once, and a background thread probes
     Neo4j every ``backoff`` seconds (``probe``: a query on the database, so a server that
     is still starting does not count); once one answers, ``warm`` prepares the database for
-    traffic (plans the known statements) and the breaker closes. No request ever waits on a
-    probe or the warm-up: they are refused at once until it is done."""
+    traffic (plans the most used statements) and the breaker closes; ``settle`` then finishes
+    in the background (plans the rest). No request ever waits on a probe or the warm-up: they
+    are refused at once until the breaker closes."""
 
     def __init__(
         self,
@@ -46,11 +48,13 @@ class Breaker:
         backoff: float,
         probe: Callable[[], None],
         warm: Callable[[], None] | None = None,
+        settle: Callable[[], None] | None = None,
     ) -> None:
         self.uri = uri
         self.backoff = backoff
         self._probe_once = probe
         self._warm = warm
+        self._settle = settle
         self._warming = False
         self._open = False
         self._lock = threading.Lock()
@@ -73,6 +77,9 @@ class Breaker:
             if self.reachable() and self._warmed():
                 with self._lock:
                     self._open = False
+                if self._settle is not None:
+                    with contextlib.suppress(Exception):  # best effort, requests flow again
+                        self._settle()
                 return
 
     def _warmed(self) -> bool:

@@ -4,15 +4,16 @@ A restarted Neo4j has an empty query-plan cache and a cold JVM: planning the lar
 (recall candidates, the session write) then takes seconds each, and every request waits for it
 inside the database. The store remembers each statement it ran with the shape of its parameters
 (strings cut, lists cut to their first items: the plan cache keys on the statement and the
-parameter types, not the values), and the breaker has them all planned with ``EXPLAIN`` (nothing
-runs) before it lets requests through again; meanwhile they get a fast 503.
+parameter types, not the values), and the breaker has the most run of them planned with
+``EXPLAIN`` (nothing runs) before it lets requests through again, meanwhile refusing them with
+a fast 503, and the rest right after, in the background.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -40,14 +41,18 @@ def kind(value: Any) -> Any:
     return type(value)
 
 
+#: A statement and the types of its parameters: what the plan cache tells apart.
+Key = tuple[str, tuple[tuple[str, Any], ...]]
+
+
 class PlanWarmer:
     """The statements a store has run, each with the shape of its parameters and how often it
     ran, once per combination of parameter types (at most ``limit`` of them)."""
 
     def __init__(self, limit: int = 512) -> None:
         self.limit = limit
-        self._seen: dict[tuple[str, tuple[tuple[str, Any], ...]], dict[str, Any]] = {}
-        self._runs: dict[tuple[str, tuple[tuple[str, Any], ...]], int] = {}
+        self._seen: dict[Key, dict[str, Any]] = {}
+        self._runs: dict[Key, int] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -67,27 +72,35 @@ class PlanWarmer:
                 self._seen.setdefault(key, shaped)
 
     def warm(
-        self, explain: Callable[[str, dict[str, Any]], bool], budget_s: float, workers: int = 2
-    ) -> int:
-        """``explain`` the remembered statements, the most run first, ``workers`` at a time,
-        for at most ``budget_s`` seconds; how many were planned (``explain`` says False for a
-        statement that did not plan; it raises when Neo4j is gone, and that ends the warm-up)."""
+        self,
+        explain: Callable[[str, dict[str, Any]], bool],
+        budget_s: float,
+        workers: int = 2,
+        skip: Collection[Key] = (),
+    ) -> list[Key]:
+        """``explain`` the remembered statements but ``skip``, the most run first, ``workers``
+        at a time, for at most ``budget_s`` seconds; the keys of those tried (``explain`` says
+        False for a statement that did not plan; it raises when Neo4j is gone, and that ends
+        the warm-up)."""
         with self._lock:
-            keys = sorted(self._seen, key=lambda k: -self._runs[k])
-            todo = iter([(key[0], self._seen[key]) for key in keys])
+            keys = sorted((k for k in self._seen if k not in skip), key=lambda k: -self._runs[k])
+            todo = iter([(key, self._seen[key]) for key in keys])
         give_up = time.monotonic() + budget_s
         take = threading.Lock()
+        tried: list[Key] = []
 
-        def worker() -> int:
-            done = 0
+        def worker() -> None:
             while time.monotonic() <= give_up:
                 with take:
                     job = next(todo, None)
                 if job is None:
-                    break
-                done += bool(explain(*job))
-            return done
+                    return
+                key, params = job
+                explain(key[0], params)
+                with take:
+                    tried.append(key)
 
         with ThreadPoolExecutor(max(1, workers), thread_name_prefix="plan-warmup") as pool:
-            futures = [pool.submit(worker) for _ in range(max(1, workers))]
-            return sum(f.result() for f in futures)
+            for future in [pool.submit(worker) for _ in range(max(1, workers))]:
+                future.result()
+        return tried

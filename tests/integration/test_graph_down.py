@@ -229,3 +229,26 @@ def test_requests_are_refused_at_once_while_the_breaker_warms_up(neo4j_uri: str)
     finally:
         release.set()
         store.close()
+
+
+def test_with_no_warm_up_budget_the_statements_are_planned_after_the_breaker_closes(
+    neo4j_uri: str,
+) -> None:
+    config = GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.1, plan_warmup_budget_s=0)
+    store = GraphStore(config)
+    planned: list[str] = []
+    explain = store._explain
+
+    def recording(text: str, params: dict[str, object]) -> bool:
+        planned.append(text)
+        return explain(text, params)
+
+    store._explain = recording  # type: ignore[method-assign]
+    try:
+        _read(store)
+        store._breaker.trip("as after a failed call")
+        assert _until(lambda: not store._breaker.is_open)
+        assert _until(lambda: len(planned) == 1)  # in the background, once requests flow
+        assert planned == [store._statements("spaces/list")]
+    finally:
+        store.close()

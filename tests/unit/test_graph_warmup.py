@@ -44,23 +44,28 @@ def test_warm_plans_the_most_run_first_with_shaped_parameters() -> None:
         seen.append((text, params))
         return True
 
-    assert w.warm(record, budget_s=10, workers=1) == 2
+    tried = w.warm(record, budget_s=10, workers=1)
     assert seen == [("hot", {"v": [0.1] * LIST_ITEMS}), ("rare", {"x": 1})]
+    assert [key[0] for key in tried] == ["hot", "rare"]
+    # what was tried is skipped the next time (the rest planned after the breaker closed)
+    seen.clear()
+    assert w.warm(record, budget_s=10, skip=set(tried[:1])) == tried[1:]
+    assert seen == [("rare", {"x": 1})]
 
 
-def test_warm_counts_only_statements_that_planned_and_stops_at_the_budget() -> None:
+def test_warm_goes_on_past_a_statement_that_does_not_plan_and_stops_at_the_budget() -> None:
     w = PlanWarmer()
     for i in range(5):
         w.note(f"s{i}", {})
-    assert w.warm(lambda t, p: t != "s0", budget_s=10) == 4
+    assert len(w.warm(lambda t, p: t != "s0", budget_s=10)) == 5
 
     def slow(text: str, params: dict[str, object]) -> bool:
         time.sleep(0.05)
         return True
 
     # the budget is checked before each statement: one each, then no more
-    assert w.warm(slow, budget_s=0.01, workers=1) == 1
-    assert w.warm(slow, budget_s=0.01, workers=2) == 2
+    assert len(w.warm(slow, budget_s=0.01, workers=1)) == 1
+    assert len(w.warm(slow, budget_s=0.01, workers=2)) == 2
 
 
 def test_the_limit_bounds_what_is_remembered() -> None:
