@@ -70,8 +70,7 @@ def speaker_forms(
 _OPENING = re.compile(
     r"^\W*(?:hey+|hi+|hiya|hello|heya|yo|morning|good\s+(?:morning|afternoon|evening|night)|"
     r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)"
-    r"(?:\s+(?:so\s+much|again|there))?[\s,!.]+(?-i:([A-Z][^\W\d_]+))(?![^\W\d_])"
-    r"(?!\s+(?-i:[A-Z]))",
+    r"(?:\s+(?:so\s+much|again|there))?[\s,]+(?-i:([A-Z][^\W\d_]+))\s*(?:[,!.?;:)…]|$)",
     re.IGNORECASE,
 )
 

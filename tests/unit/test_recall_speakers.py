@@ -76,6 +76,10 @@ def test_role_words_and_titles_are_no_aliases() -> None:
         ("Hello!", None),
         ("Hey there!", None),
         ("I told Mel hi", None),  # only an opening addresses
+        ("Wow! That was great", None),  # a new sentence, not a name
+        ("Thanks! It went well.", None),
+        ("Hey Jon how are you", None),  # a name ends its phrase
+        ("Hey, Mel", "Mel"),
     ],
 )
 def test_addressed_name(text: str, name: str | None) -> None:
