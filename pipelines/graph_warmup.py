@@ -3,10 +3,10 @@
 A restarted Neo4j has an empty query-plan cache and a cold JVM: planning the larger statements
 (recall candidates, the session write) then takes seconds each, and every request waits for it
 inside the database. The store remembers each statement it ran with the shape of its parameters
-(strings cut, lists cut to their first items: the plan cache keys on the statement and the
-parameter types, not the values), and the breaker has the most run of them planned with
-``EXPLAIN`` (nothing runs) before it lets requests through again, meanwhile refusing them with
-a fast 503, and the rest right after, in the background.
+(their types and length buckets, no values: the plan cache keys on the statement and those), and the
+breaker has the most run of them planned with ``EXPLAIN`` (nothing runs) before it lets requests
+through again, meanwhile refusing them with a fast 503, and the rest right after, in the
+background.
 """
 
 from __future__ import annotations
@@ -15,19 +15,42 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date, datetime
 from typing import Any
 
-#: Parameter shapes kept per statement: lists cut to this many items, strings to this length.
-LIST_ITEMS = 2
-STRING_CHARS = 64
+#: The longest string or list a shape keeps (its length's bucket, see :func:`bucket_size`).
+MAX_SIZE = 10_001
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def bucket_size(n: int) -> int:
+    """The smallest length in ``n``'s bucket of the plan cache: it tells lengths apart by
+    power of ten (0, 1, 2-10, 11-100, 101-1,000, …), so a string of 54 characters and one of
+    11 share plans, one of 101 does not."""
+    if n <= 1:
+        return n
+    return min(MAX_SIZE, int(10 ** (len(str(n - 1)) - 1)) + 1)
 
 
 def shape(value: Any) -> Any:
-    """``value`` cut to its shape: the same types, little of the data."""
+    """``value`` reduced to its shape: the same types and length buckets, none of the data (a
+    string is x's, a number zero, a time the epoch, a list its first item's shape repeated),
+    so the warmer keeps nothing of what a space holds (its erasure leaves no trace here)."""
     if isinstance(value, str):
-        return value[:STRING_CHARS]
+        return "x" * bucket_size(len(value))
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return type(value)(0)
+    if isinstance(value, bytes):
+        return b"x" * bucket_size(len(value))
+    if isinstance(value, datetime):
+        return _EPOCH.replace(tzinfo=value.tzinfo)
+    if isinstance(value, date):
+        return _EPOCH.date()
     if isinstance(value, list | tuple):
-        return [shape(v) for v in value[:LIST_ITEMS]]
+        return [shape(value[0])] * bucket_size(len(value)) if value else []
     if isinstance(value, Mapping):
         return {k: shape(v) for k, v in value.items()}
     return value

@@ -4,17 +4,39 @@ run first, the budget and the limit."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, date, datetime
 
-from pipelines.graph_warmup import LIST_ITEMS, STRING_CHARS, PlanWarmer, kind, shape
+from pipelines.graph_warmup import MAX_SIZE, PlanWarmer, bucket_size, kind, shape
 
 
-def test_shape_keeps_types_and_little_data() -> None:
-    value = {"v": [0.5] * 384, "text": "x" * 10_000, "rows": [{"id": "a" * 100, "n": 1}] * 50}
-    shaped = shape(value)
-    assert shaped["v"] == [0.5] * LIST_ITEMS
-    assert shaped["text"] == "x" * STRING_CHARS
-    assert shaped["rows"] == [{"id": "a" * STRING_CHARS, "n": 1}] * LIST_ITEMS
-    assert shape(None) is None and shape(3) == 3 and shape(True) is True
+def test_bucket_size_is_the_smallest_length_of_its_power_of_ten() -> None:
+    sizes = {n: bucket_size(n) for n in (0, 1, 2, 10, 11, 54, 100, 101, 1000, 10**7)}
+    assert sizes == {
+        0: 0,
+        1: 1,
+        2: 2,
+        10: 2,
+        11: 11,
+        54: 11,
+        100: 11,
+        101: 101,
+        1000: 101,
+        10**7: MAX_SIZE,
+    }
+
+
+def test_shape_keeps_types_and_length_buckets_and_no_data() -> None:
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    value = {"v": [0.5] * 384, "text": "secret " * 8, "rows": [{"id": "a", "n": 7}] * 50}
+    shaped = shape({**value, "at": when, "day": when.date(), "b": b"secret", "k": 10})
+    assert shaped["v"] == [0.0] * 101
+    assert shaped["text"] == "x" * 11
+    assert shaped["rows"] == [{"id": "x", "n": 0}] * 11
+    assert shaped["at"] == datetime(1970, 1, 1, tzinfo=UTC)
+    assert shaped["day"] == date(1970, 1, 1) and shaped["b"] == b"xx" and shaped["k"] == 0
+    assert shape(datetime(2023, 1, 2)).tzinfo is None  # local stays local: another type
+    assert shape(None) is None and shape(True) is True and type(shape(3.5)) is float
+    assert shape([]) == []
 
 
 def test_kind_tells_none_values_and_list_items_apart() -> None:
@@ -45,12 +67,12 @@ def test_warm_plans_the_most_run_first_with_shaped_parameters() -> None:
         return True
 
     tried = w.warm(record, budget_s=10, workers=1)
-    assert seen == [("hot", {"v": [0.1] * LIST_ITEMS}), ("rare", {"x": 1})]
+    assert seen == [("hot", {"v": [0.0] * 2}), ("rare", {"x": 0})]
     assert [key[0] for key in tried] == ["hot", "rare"]
     # what was tried is skipped the next time (the rest planned after the breaker closed)
     seen.clear()
     assert w.warm(record, budget_s=10, skip=set(tried[:1])) == tried[1:]
-    assert seen == [("rare", {"x": 1})]
+    assert seen == [("rare", {"x": 0})]
 
 
 def test_warm_goes_on_past_a_statement_that_does_not_plan_and_stops_at_the_budget() -> None:
