@@ -179,8 +179,8 @@ def test_stale_pooled_connections_after_a_restart_are_replaced_within_the_call(
         proxy.close()
 
 
-def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri: str) -> None:
-    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.2))
+def _record_plans(store: GraphStore) -> list[str]:
+    """The statements the store's warm-up plans, in the order it plans them."""
     planned: list[str] = []
     explain = store._explain
 
@@ -189,6 +189,12 @@ def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri:
         return explain(text, params)
 
     store._explain = recording  # type: ignore[method-assign]
+    return planned
+
+
+def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri: str) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.2))
+    planned = _record_plans(store)
     try:
         _read(store)
         store.read("spaces/get", space="x")
@@ -236,14 +242,7 @@ def test_with_no_warm_up_budget_the_statements_are_planned_after_the_breaker_clo
 ) -> None:
     config = GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.1, plan_warmup_budget_s=0)
     store = GraphStore(config)
-    planned: list[str] = []
-    explain = store._explain
-
-    def recording(text: str, params: dict[str, object]) -> bool:
-        planned.append(text)
-        return explain(text, params)
-
-    store._explain = recording  # type: ignore[method-assign]
+    planned = _record_plans(store)
     try:
         _read(store)
         store._breaker.trip("as after a failed call")
