@@ -3,7 +3,8 @@
 Pipeline for one text:
 
 1. spaCy NER (only the ``ner`` component and whatever it listens to run; tagger, parser,
-   lemmatizer... are disabled for speed). Spans whose label is not in
+   lemmatizer... are disabled for speed), on texts with a capitalised word that may be a
+   name (:mod:`pipelines.ingest.ner_filter`). Spans whose label is not in
    :attr:`EntityConfig.keep_labels` are discarded (dates, times, numbers, money, percent...).
 2. Rule-based technical terms (:func:`technical_terms`): inline code in backticks, file paths,
    CamelCase / camelCase, snake_case, letter+digit names ("Neo4j", "GPT4"), versions
@@ -46,6 +47,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
+from pipelines.ingest.ner_filter import ner_needed
 from pipelines.ingest.text import strip_code_blocks
 
 if TYPE_CHECKING:
@@ -474,10 +476,11 @@ class EntityExtractor:
     ) -> list[list[EntityMention]]:
         """Entities of each text, in input order, one merged mention per canonical key.
 
-        Fenced code blocks are blanked first (``config.skip_code_blocks``); then
-        ``nlp.pipe(texts, batch_size=config.batch_size)`` runs with unneeded components
-        disabled, and rule-based terms are added, canonicalised, filtered and merged (module
-        doc). ``check`` is called before each of spaCy's batches (it raises to stop).
+        Fenced code blocks are blanked first (``config.skip_code_blocks``); then ``nlp.pipe``
+        runs, with unneeded components disabled, over the texts that may hold a name
+        (:func:`pipelines.ingest.ner_filter.ner_needed`); rule-based terms are added,
+        canonicalised, filtered and merged (module doc). ``check`` is called before each of
+        spaCy's batches (it raises to stop).
         """
         if not texts:
             return []
@@ -493,8 +496,11 @@ class EntityExtractor:
                 owners.append(i)
                 segments.append(part)
         per_text: list[list[tuple[str, str, str]]] = [[] for _ in texts]
-        for owner, part, doc in zip(owners, segments, self._pipe(segments, check), strict=True):
-            for _, _, surface, kind in self._spans(part, doc.ents):
+        read = ner_needed(segments)
+        docs = self._pipe([part for part, r in zip(segments, read, strict=True) if r], check)
+        for owner, part, needed in zip(owners, segments, read, strict=True):
+            ents = next(docs).ents if needed else ()
+            for _, _, surface, kind in self._spans(part, ents):
                 # Multi-line spans are NER noise, not names.
                 if "\n" in surface or "\r" in surface:
                     continue

@@ -26,7 +26,7 @@ multi-session call, the sessions committed before (the error names the first one
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -56,7 +56,7 @@ Decision = Literal["stored", "merged", "rejected", "unchanged"]
 GATE_CONTEXT_TURNS = 8  # previous turns of the batch used as novelty context
 GATE_RECENT_MEMORIES = 16  # most recent stored memories used as novelty context
 GATE_DUPLICATE_CANDIDATES = 5
-GROUP_MIN_ITEMS = 128  # a pipelined group of sessions holds at least this many turns
+GROUP_MIN_ITEMS = 512  # a group of sessions computed together holds at least this many turns
 
 
 @dataclass
@@ -196,24 +196,15 @@ class Ingestor:
         deadline: Deadline | None,
         results: list[IngestResult],
     ) -> None:
-        """Compute and write the groups; ``results`` gets each session's result once it is
-        committed. Per call: the analysis beside this thread's encoding, and the previous
-        group's write beside this group's computing (at most one of each in flight)."""
-        with ThreadPoolExecutor(2, thread_name_prefix="ingest") as pool:
-            pending: Future[None] | None = None
-            try:
-                for group in groups:
-                    items = [it for _, group_items in group for it in group_items]
-                    self._compute(space, items, space_cfg, options, pool, deadline)
-                    if pending is not None:
-                        pending.result()
-                    pending = pool.submit(self._write_group, space, group, deadline, results)
-                if pending is not None:
-                    pending.result()
-                    pending = None
-            finally:
-                if pending is not None:  # a later group failed: the write in flight finishes
-                    pending.exception()
+        """Compute, then write, one group at a time; ``results`` gets each session's result
+        once it is committed. The analysis runs beside this thread's encoding. Writing is not
+        overlapped with encoding: the encoder uses every core, and a write beside it (the
+        driver in this process, Neo4j on the same cores) slowed both more than it saved."""
+        with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
+            for group in groups:
+                items = [it for _, group_items in group for it in group_items]
+                self._compute(space, items, space_cfg, options, pool, deadline)
+                self._write_group(space, group, deadline, results)
 
     def _write_group(
         self,
@@ -521,7 +512,8 @@ def _groups(
     prepared: Sequence[tuple[SessionIn, list[Item]]], min_items: int
 ) -> Iterator[list[tuple[SessionIn, list[Item]]]]:
     """Consecutive whole sessions, at least ``min_items`` turns per group (the last may hold
-    fewer): big enough for the encoder's batches, small enough to overlap with writing."""
+    fewer): big enough for the encoder's length-sorted batches, small enough that sessions
+    are committed as the call goes on."""
     group: list[tuple[SessionIn, list[Item]]] = []
     n = 0
     for entry in prepared:

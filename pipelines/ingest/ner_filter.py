@@ -1,0 +1,48 @@
+"""Which texts the entity recogniser must read: a text with no capitalised word is skipped.
+
+spaCy's small English recogniser finds names by their shape, and nearly every name it keeps
+(persons, places, organisations, products…) is capitalised. A chat turn whose only capitals
+open a sentence with an ordinary word ("Thanks! That sounds great") or are the pronoun "I"
+carries no name for it to find, and reading it costs as much as reading one that does. A
+sentence-initial word is ordinary when its lower-case form is a stop word or occurs in lower
+case somewhere in the same batch ("Glad" beside "so glad"), so a name that opens a sentence
+("Barcelona was amazing") is still read. Rule-based technical terms are found either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+__all__ = ["ner_needed"]
+
+_WORD = re.compile(r"(?<![\w'’])[^\W\d_][\w'’-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:;\n\"“(*>-])[\s\"“'‘(*]*$")
+_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'll", "i'd", "i’m", "i’ve", "i’ll", "i’d"})
+_LOOKBEHIND = 4  # characters before a word that decide whether it opens a sentence
+
+
+def ner_needed(texts: Sequence[str]) -> list[bool]:
+    """Per text: whether it holds a capitalised word that is neither the pronoun "I" nor an
+    ordinary word opening a sentence (module docstring)."""
+    lower: set[str] = set(STOP_WORDS)
+    for text in texts:
+        lower.update(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
+    return [_has_name_shape(text, lower) for text in texts]
+
+
+def _has_name_shape(text: str, lower: set[str]) -> bool:
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if not any(c.isupper() for c in word):
+            continue
+        folded = word.casefold()
+        if folded in _PRONOUN_I:
+            continue
+        opens = _SENTENCE_START.search(text, max(0, m.start() - _LOOKBEHIND), m.start())
+        if opens is not None and word[1:].islower() and folded in lower:
+            continue
+        return True
+    return False
