@@ -122,19 +122,24 @@ class ChunkEncoder:
     ) -> tuple[npt.NDArray[np.float32], list[bytes | None]]:
         """Sentence vectors and packed token vectors, a slice of inputs at a time: the model's
         float token vectors (256 x 384 per text) are packed before the next slice runs, so a
-        2 MB memory's thousands of chunks never hold them all at once."""
+        2 MB memory's thousands of chunks never hold them all at once. Inputs are sliced
+        longest first, so that each model batch holds texts of about one length (as the bare
+        embedder sorts a whole call), and returned in input order."""
         with_tokens = getattr(self.embedder, "encode_with_tokens", None)
         step = max(1, self.config.embedding_batch_size) * _SLICE_BATCHES
-        parts: list[npt.NDArray[np.float32]] = []
-        packed: list[bytes | None] = []
-        for i in range(0, len(inputs), step):
+        order = sorted(range(len(inputs)), key=lambda i: -len(inputs[i]))
+        vectors = np.zeros((len(inputs), self.embedder.dimensions), dtype=np.float32)
+        packed: list[bytes | None] = [None] * len(inputs)
+        for start in range(0, len(order), step):
             if check is not None:
                 check()
+            rows = order[start : start + step]
+            texts = [inputs[i] for i in rows]
             if self.config.token_vectors and with_tokens is not None:
-                vectors, tokens = with_tokens(inputs[i : i + step])
-                packed.extend(pack(t) for t in tokens)
+                out, tokens = with_tokens(texts)
+                for i, t in zip(rows, tokens, strict=True):
+                    packed[i] = pack(t)
             else:
-                vectors = self.embedder.encode(inputs[i : i + step])
-                packed.extend([None] * len(vectors))
-            parts.append(np.asarray(vectors, dtype=np.float32))
-        return np.concatenate(parts), packed
+                out = self.embedder.encode(texts)
+            vectors[rows] = np.asarray(out, dtype=np.float32)
+        return vectors, packed
