@@ -11,8 +11,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 import graph_schema
 from pipelines import schema_data
 from pipelines.graph import GraphConfig, GraphStore
@@ -56,10 +54,6 @@ def load_models(settings: EngineSettings) -> Models:
     )
     nlp, s_nlp = load_nlp(settings.spacy_model)
     reranker, s_rr = load_reranker(settings.reranker)
-    # numpy's small matrix products (token vectors, MMR, late interaction) on one BLAS
-    # thread: OpenBLAS threads left spinning took cores from the models and Neo4j (recall
-    # `full` p50 -10 %, p95 -20 to -50 % in process on LoCoMo; ingest encoding -18 %).
-    threadpool_limits(1, user_api="blas")
     statuses = [s_emb, s_nlp, s_rr]
     for s in statuses:
         log.info("model %s ready=%s (%s) in %.1fs", s.name, s.ready, s.detail, s.load_seconds)
