@@ -6,9 +6,9 @@ writes (:mod:`pipelines.ingest.writer`): encoding (:mod:`pipelines.ingest.encode
 and token vectors, long memories chunked) and analysis (:mod:`pipelines.ingest.analyse`:
 spaCy entities, facts, standing statements) run side by side, analysis in a worker thread
 (spaCy and the encoder spend most of their time in native code that releases the GIL). With
-the gate off, a multi-session call is processed in groups of whole sessions: while one group
-is written, the next is encoded and analysed (one group in flight; writes stay in order, one
-transaction per session). With the gate on, every item is computed first, as the gate
+the gate off, a multi-session call is processed in groups of whole sessions, each computed
+and then written (in order, one transaction per session); writing is not overlapped with
+encoding, which uses every core. With the gate on, every item is computed first, as the gate
 compares each with the space as it was before the call and with the earlier items of it.
 
 Idempotency: memory ids are client ids or derived from the session and turn position, so a
