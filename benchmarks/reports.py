@@ -38,6 +38,39 @@ def _pool(pool: dict[str, Any]) -> str:
     )
 
 
+def _latency_tables(configs: dict[str, Any], units: list[dict[str, Any]]) -> list[str]:
+    """Where the time goes: each configuration's median per read-path step, and its median per
+    conversation beside the load average when that unit's questions began."""
+    lines: list[str] = []
+    steps = {c: v["steps_p50_ms"] for c, v in configs.items() if v.get("steps_p50_ms")}
+    if steps:
+        names = list(dict.fromkeys(s for by_step in steps.values() for s in by_step))
+        rows = [
+            [PRESET_LABELS.get(c, c), *(_ms(by_step.get(n)) for n in names)]
+            for c, by_step in steps.items()
+        ]
+        lines += ["Median ms per read-path step:", "", *_table(["config", *names], rows), ""]
+    per_conv = {
+        c: v["latency_by_conversation"]
+        for c, v in configs.items()
+        if v.get("latency_by_conversation")
+    }
+    if per_conv and len(units) > 1:
+        load = {
+            cid: (u.get("load_average") or {}).get("recall")
+            for u in units
+            for cid in u["conversations"]
+        }
+        convs = list(dict.fromkeys(cid for by_conv in per_conv.values() for cid in by_conv))
+        rows = [
+            [cid, _f(load.get(cid), 1), *(_ms(per_conv[c].get(cid)) for c in per_conv)]
+            for cid in convs
+        ]
+        header = ["conversation", "load", *(PRESET_LABELS.get(c, c) for c in per_conv)]
+        lines += ["Median ms per conversation:", "", *_table(header, rows), ""]
+    return lines
+
+
 def _intent_table(configs: dict[str, Any]) -> list[str]:
     """Per intent the system classified (its own label, not gold data): a table of every
     configuration that reports intents (the reference baselines do not)."""
@@ -203,6 +236,7 @@ def recall_markdown(result: dict[str, Any], images: Sequence[Path] = ()) -> str:
             lines += _table(["config", *cats], rows)
             lines.append("")
         lines += _intent_table(sres["configs"])
+        lines += _latency_tables(sres["configs"], sres.get("ingest") or [])
         status = sres.get("context_status") or {}
         if status:
             lines += [

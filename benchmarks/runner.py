@@ -21,6 +21,7 @@ Settings:
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -94,6 +95,8 @@ class Outcome:
     latency_ms: float
     candidates: int | None = None
     intent: str | None = None
+    steps_ms: tuple[tuple[str, float], ...] = ()
+    """The read path's own per-step timings (``timings_ms`` of the response), in step order."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,9 @@ class UnitRun:
     ingest: IngestStats | None = None
     pool: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    load: dict[str, float] = field(default_factory=dict)
+    """The machine's 1-minute load average when each phase began (a slow unit on a busy
+    machine is told apart from a slow unit on an idle one)."""
 
 
 @dataclass
@@ -222,11 +228,13 @@ def collect(
         sessions = _unit_sessions(convs, prefixed, options.stage_labels)
         label = "scale" if prefixed else convs[0].id
         try:
+            unit.load["ingest"] = _load_average()
             t0 = time.perf_counter()
             unit.ingest = system.prepare(space, sessions)
             unit.seconds["ingest"] = time.perf_counter() - t0
             unit.pool = dict(system.pool_size(space))
             questions = [(c, q) for c in convs for q in c.questions]
+            unit.load["recall"] = _load_average()
             t0 = time.perf_counter()
             for config in options.configs:
 
@@ -243,6 +251,9 @@ def collect(
                         latency_ms=r.latency_ms,
                         candidates=r.candidates,
                         intent=r.intent,
+                        steps_ms=tuple(
+                            (k, v) for k, v in (r.timings_ms or {}).items() if k != "total"
+                        ),
                     )
 
                 run.outcomes.extend(_map(ask, questions, options, f"{setting} {label} {config}"))
@@ -385,6 +396,8 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
             },
             "abstention": M.abstention_metrics(abst),
             "latency": M.latency_summary([o.latency_ms for o in outs]),
+            "latency_by_conversation": _p50_by(outs, lambda o: o.conversation),
+            "steps_p50_ms": _steps_p50(outs),
             "candidates_mean": round(sum(cands) / len(cands), 1) if cands else None,
         }
     context: dict[str, Any] = {}
@@ -425,6 +438,7 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
                 else None,
                 "pool": u.pool,
                 "phase_seconds": {k: round(v, 2) for k, v in u.seconds.items()},
+                "load_average": {k: round(v, 2) for k, v in u.load.items()},
             }
             for u in run.units
         ],
@@ -433,6 +447,31 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
         "context_status": run.context_status,
         "seconds": round(run.seconds, 1),
     }
+
+
+def _load_average() -> float:
+    return os.getloadavg()[0]
+
+
+def _p50_by(outs: Sequence[Outcome], key: Any) -> dict[str, float | None]:
+    """Median latency per group (a conversation): one slow unit shows in its own row."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for o in outs:
+        groups[key(o)].append(o.latency_ms)
+    return {g: _r2(M.percentile(v, 50)) for g, v in groups.items()}
+
+
+def _steps_p50(outs: Sequence[Outcome]) -> dict[str, float | None]:
+    """Median milliseconds of each read-path step over the questions that ran it."""
+    steps: dict[str, list[float]] = defaultdict(list)
+    for o in outs:
+        for step, ms in o.steps_ms:
+            steps[step].append(ms)
+    return {step: _r2(M.percentile(v, 50)) for step, v in steps.items()}
+
+
+def _r2(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
 
 
 def summary_keys(result: dict[str, Any]) -> dict[str, dict[str, float | None]]:

@@ -134,6 +134,13 @@ def test_runner_end_to_end(engine, tmp_path):
         assert set(res["context"]["assembler"]) == {"300", "1000"}
         assert res["context"]["flat"]["1000"]["any"] == 1.0  # everything fits in 1000 tokens
     assert "assembler-no-ppr" in scale["context"] and "assembler-no-ppr" not in per["context"]
+    # where the time goes: the read path's own steps, and each conversation's median
+    full = per["configs"]["full"]
+    assert {"embed", "candidates", "fuse"} <= set(full["steps_p50_ms"])
+    assert all(v is not None and v >= 0.0 for v in full["steps_p50_ms"].values())
+    assert set(full["latency_by_conversation"]) == {"c1", "c2"}
+    assert "total" not in full["steps_p50_ms"]
+    assert all(set(u["load_average"]) == {"ingest", "recall"} for u in per["ingest"])
     assert set(scale["context"]["assembler-no-ppr"]) == {"512"}
 
     # every benchmark space was deleted
@@ -148,6 +155,8 @@ def test_runner_end_to_end(engine, tmp_path):
     }
     files = reports.write_recall_report(result, tmp_path)
     assert json.loads(files["json"].read_text())["summary"]["scale"]["full"]["session.R@10"] == 1.0
+    text = files["markdown"].read_text()
+    assert "Median ms per read-path step" in text and "Median ms per conversation" in text
 
 
 def test_perf_small(engine, tmp_path):
