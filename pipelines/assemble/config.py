@@ -162,6 +162,20 @@ class AssemblyConfig(BaseModel):
         "as much and saves about 2 tokens per record.",
     )
 
+    compact_share: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="When flat mode's recalled memories do not all fit whole, the share of its "
+        "room kept for compact records (pipelines.assemble.compact): whole records of the best "
+        "ranked memories fill the rest, then memories further down show their best matching "
+        "sentence. 0 shows whole records only.",
+    )
+    compact_record_tokens: int = Field(
+        default=30,
+        ge=8,
+        description="Tokens a compact record's text may use (its time and speaker come on top).",
+    )
     flat_pool_factor: float = Field(
         default=4.0,
         ge=1.0,

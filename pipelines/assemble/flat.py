@@ -4,8 +4,10 @@ Chosen when no stage should scope the context (a gate, see :mod:`pipelines.assem
 Recall asks ``flat_pool_factor`` times as many memories as the room holds at the expected
 item size, so first-fit packing can fill what a long memory leaves with shorter ones further
 down; the packing adds up per-record estimates, each rounded up, so what the section as
-rendered still leaves takes further candidates in rank order. When recalled memories are left
-out, a line after the records says how many.
+rendered still leaves takes further candidates in rank order. When the recalled memories do
+not all fit whole, the best ranked fill ``1 - compact_share`` of the room whole and the
+memories after them show their best matching sentence (:mod:`pipelines.assemble.compact`).
+When recalled memories are left out, a line after the records says how many.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipelines.assemble.blocks import RECORDS_TAG
+from pipelines.assemble.compact import compact_text, query_terms
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot
 from pipelines.assemble.items import (
     Evidence,
@@ -31,7 +34,9 @@ from pipelines.assemble.report import FlatPhase, ItemReport
 from pipelines.assemble.request import FLAT_SECTION
 from pipelines.assemble.run import Run
 from pipelines.assemble.sections import pack_to_budget, top_up
+from pipelines.recall.query import extract_keywords
 from pipelines.recall.request import MAX_K
+from pipelines.recall.service import RecallHit
 
 __all__ = ["FlatContext", "flat_context", "flat_k", "flat_layout", "left_out_note"]
 
@@ -70,6 +75,46 @@ def flat_k(run: Run, lay: Layout | None = None) -> int:
     return min(MAX_K, wanted)
 
 
+def _compact_items(run: Run, hits: Sequence[RecallHit]) -> list[Item | None]:
+    """Each hit as a compact record, or None where its text is no longer than one."""
+    cfg = run.config
+    if cfg.compact_share <= 0.0:
+        return [None] * len(hits)
+    terms = query_terms(extract_keywords(run.request.query))
+    out: list[Item | None] = []
+    for n, h in enumerate(hits):
+        text = compact_text(h.content, h.chunks, terms, cfg.compact_record_tokens, run.est)
+        out.append(
+            None
+            if text is None
+            else memory_item(
+                h,
+                Evidence(rank=n + 1),
+                run.est,
+                with_stage=cfg.flat_stage_provenance,
+                content=text,
+            )
+        )
+    return out
+
+
+def _tiered(items: list[Item], compact: list[Item | None], room: int, share: float) -> list[Item]:
+    """The candidates in rank order: whole records for the best ranked that fit ``1 - share``
+    of ``room``, compact ones after them; all whole when they all fit."""
+    groups = [(i.group, i.group_tokens) for i in items]
+    whole = pack_to_budget([(n, i.tokens) for n, i in enumerate(items)], room, groups)
+    if len(whole.kept) == len(items) or not any(c is not None for c in compact):
+        return items
+    first = pack_to_budget(
+        [(n, i.tokens) for n, i in enumerate(items)], int(room * (1.0 - share)), groups
+    )
+    kept = set(first.kept)
+    return [
+        item if n in kept or small is None else small
+        for n, (item, small) in enumerate(zip(items, compact, strict=True))
+    ]
+
+
 @dataclass(frozen=True)
 class FlatContext:
     """The flat section decomposed into the prompt: its layout, the records kept (display
@@ -103,7 +148,10 @@ def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
         )
         for n, h in enumerate(recalled.hits)
     ]
-    retime(cfg.record_time_precision, run.est, items)
+    compact = _compact_items(run, recalled.hits)
+    retime(cfg.record_time_precision, run.est, items, [c for c in compact if c is not None])
+    items = _tiered(items, compact, room, cfg.compact_share)
+    compacted = {id(c) for c in compact if c is not None}
     sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
     packed = pack_to_budget(sizes, room, groups)
@@ -138,6 +186,7 @@ def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
         intent=recalled.intent,
         recall="reused whole-space recall" if reused else "recalled",
         recall_k=k,
+        compact=sum(1 for i in kept if id(i) in compacted),
         included=0,
     )
     if run.explain:

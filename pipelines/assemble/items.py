@@ -156,14 +156,18 @@ def memory_item(
     with_stage: bool,
     stage_name: str | None = None,
     chunks_shown: int = 1,
+    content: str | None = None,
 ) -> Item:
     """A recalled memory as a record (its stage named in the group line when
     ``with_stage``: by ``stage_name``, else from its stage id). A long memory shows its
-    first ``chunks_shown`` chunks of the hit's (:func:`~pipelines.assemble.excerpt.excerpt`)."""
+    first ``chunks_shown`` chunks of the hit's (:func:`~pipelines.assemble.excerpt.excerpt`);
+    ``content``, when given, is shown instead (a compact record)."""
     moment = as_utc(to_native(hit.time))
     record = MemoryRecord(
         id=hit.id,
-        content=excerpt(hit.id, hit.content, hit.chunks, chunks_shown),
+        content=content
+        if content is not None
+        else excerpt(hit.id, hit.content, hit.chunks, chunks_shown),
         speaker=hit.speaker or hit.role,
         time=short_time(moment),
         stage=(stage_name or stage_display(hit.stage_id)) if with_stage else None,

@@ -201,6 +201,8 @@ class FlatPhase(_Report):
     intent: str
     recall: str
     recall_k: int
+    compact: int
+    """Records shown compact (their best matching sentence) among those selected."""
     items: list[ItemReport] | MISSING = MISSING
     included: int
 

@@ -875,3 +875,57 @@ def test_a_spaces_assembly_settings_are_validated_naming_the_field(engine, make_
             assert err.value.field == field, (overrides, err.value.field)
         finally:
             spaces.delete(engine.store, space)
+
+
+# ----------------------------------------------------------------------------- compact records
+
+_LONG_TURNS = [
+    f"Status update number {n} for the week. The {topic} replica runs in {city} now and "
+    f"answers within {n + 2} milliseconds. Everything else went as planned, the team is "
+    "happy with the progress and nobody reported any further problems this week."
+    for n, (topic, city) in enumerate(
+        [
+            ("Postgres", "Frankfurt"),
+            ("Redis", "Dublin"),
+            ("Kafka", "Paris"),
+            ("Elastic", "Madrid"),
+            ("Mongo", "Vienna"),
+            ("Neo4j", "Oslo"),
+            ("Cassandra", "Prague"),
+            ("MySQL", "Warsaw"),
+        ]
+    )
+]
+
+
+def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_assembler):
+    space = _new_space(client)
+    try:
+        turns = [("user", "Anna", text) for text in _LONG_TURNS]
+        _ingest(client, space, [("s1", "ops", 0, turns)])
+        query = "In which city does each replica run?"
+        tiered = _flat_context(make_assembler(), space, query=query, context_window=700)
+        whole = _flat_context(
+            make_assembler(AssemblyConfig(compact_share=0.0)),
+            space,
+            query=query,
+            context_window=700,
+        )
+        phase, whole_phase = (
+            tiered["report"]["phases"]["recalled"],
+            whole["report"]["phases"]["recalled"],
+        )
+        assert whole_phase["compact"] == 0 and whole_phase["dropped"] > 0
+        assert phase["compact"] > 0
+        # compact records carry more memories into the same window, each still by its id
+        assert len(tiered["included_ids"]["recalled"]) > len(whole["included_ids"]["recalled"])
+        text = tiered["sections"]["recalled"]
+        records = parse_records(tiered["prompt"])
+        shortened = [r for r in records if r.content.startswith("…")]
+        assert len(shortened) == phase["compact"]
+        for r in shortened:  # the sentence that names the replica's city, marked as an excerpt
+            assert "replica runs in" in r.content and r.content.endswith("…")
+            assert "nobody reported" not in r.content
+        assert tiered["report"]["budget"]["fits"] is True and text in tiered["prompt"]
+    finally:
+        client.delete(f"/v1/spaces/{space}")
