@@ -162,6 +162,15 @@ class AssemblyConfig(BaseModel):
         "as much and saves about 2 tokens per record.",
     )
 
+    flat_summaries_share: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=0.9,
+        description="Share of a flat context's room that stage summaries may take when the "
+        "query asks for a summary (intent 'summarization'): the question spans the whole "
+        "history, which no handful of recalled turns covers. Most recent stages first, shown "
+        "in time order; 0 keeps flat mode to recalled memories only.",
+    )
     compact_share: float = Field(
         default=0.5,
         ge=0.0,

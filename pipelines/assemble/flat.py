@@ -7,7 +7,9 @@ down; the packing adds up per-record estimates, each rounded up, so what the sec
 rendered still leaves takes further candidates in rank order. When the recalled memories do
 not all fit whole, the best ranked fill ``1 - compact_share`` of the room whole and the
 memories after them show their best matching sentence (:mod:`pipelines.assemble.compact`).
-When recalled memories are left out, a line after the records says how many.
+When recalled memories are left out, a line after the records says how many. Stage summaries,
+when the caller passes them (a question asking for a summary), take their room first and come
+in a section of their own after the records.
 """
 
 from __future__ import annotations
@@ -29,17 +31,26 @@ from pipelines.assemble.items import (
     retime,
 )
 from pipelines.assemble.recalls import SpaceRecall, space_recall
-from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout
+from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout, section_text
 from pipelines.assemble.report import FlatPhase, ItemReport
 from pipelines.assemble.request import FLAT_SECTION
 from pipelines.assemble.run import Run
-from pipelines.assemble.sections import pack_to_budget, top_up
+from pipelines.assemble.sections import SectionKind, pack_to_budget, top_up
 from pipelines.recall.query import extract_keywords
 from pipelines.recall.request import MAX_K
 from pipelines.recall.service import RecallHit
 
-__all__ = ["FlatContext", "flat_context", "flat_k", "flat_layout", "left_out_note"]
+__all__ = [
+    "SUMMARIES_SECTION",
+    "FlatContext",
+    "flat_context",
+    "flat_k",
+    "flat_layout",
+    "flat_recall",
+    "left_out_note",
+]
 
+SUMMARIES_SECTION = "stage_summaries"
 _HEADER = "## Recalled memories"
 _EMPTY = "(No memories were recalled.)"
 
@@ -126,18 +137,30 @@ class FlatContext:
     phase: FlatPhase
 
 
-def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
-    """Whole-space recall packed into the budget and decomposed.  ``recalled`` is a
-    whole-space recall already made (by staged mode before a gate chose flat mode); it is used
-    when it was made with flat mode's k, which makes it the very recall flat mode would make."""
-    cfg = run.config
-    lay = flat_layout(run)
-    room = _room(run, lay)
-    k = flat_k(run, lay)
+def flat_recall(run: Run, recalled: SpaceRecall | None = None) -> tuple[SpaceRecall, bool]:
+    """Flat mode's whole-space recall, and whether it is ``recalled``: a recall already made
+    (by staged mode before a gate chose flat mode), used when it was made with flat mode's k,
+    which makes it the very recall flat mode would make."""
+    k = flat_k(run)
     reused = recalled is not None and recalled.k == k
     if recalled is None or not reused:
         recalled = space_recall(run, k)
     run.clock.lap("recall")
+    return recalled, reused
+
+
+def flat_context(
+    run: Run, recalled: SpaceRecall, reused: bool, summaries: Sequence[Item] = ()
+) -> FlatContext:
+    """Whole-space recall packed into the budget and decomposed; ``summaries`` (stage summary
+    blocks) come in a section of their own after the records, their room taken first."""
+    cfg = run.config
+    keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
+    lay = layout(run, keys)
+    summary_text = section_text(SectionKind.STAGE_SUMMARIES, summaries, None) if summaries else ""
+    budget = max(0, lay.section_budget - run.est.count(summary_text))
+    room = max(0, _room(run, lay) - run.est.count(summary_text))
+    k = recalled.k
     items = [
         memory_item(
             h,
@@ -173,11 +196,13 @@ def flat_context(run: Run, recalled: SpaceRecall | None = None) -> FlatContext:
     chosen = top_up(
         len(items),
         packed.kept,
-        lambda picked: run.est.count(text_of(picked)) <= lay.section_budget,
+        lambda picked: run.est.count(text_of(picked)) <= budget,
     )
     kept = grouped(records_of(chosen))
-    slot = Slot(lay.keys[0], text_of(chosen), cfg.section_priorities[0], "memory_blocks")
-    result = decompose_prompt(run, lay.template, [slot])
+    slots = [Slot(lay.keys[0], text_of(chosen), cfg.section_priorities[0], "memory_blocks")]
+    if summaries:
+        slots.append(Slot(lay.keys[1], summary_text, cfg.section_priorities[2], "memory_blocks"))
+    result = decompose_prompt(run, lay.template, slots)
     run.clock.lap("decompose")
     phase = FlatPhase(
         candidates=len(items),

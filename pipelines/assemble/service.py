@@ -50,7 +50,13 @@ from pipelines import maintenance, spaces
 from pipelines.assemble.budget import split_budget
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot
-from pipelines.assemble.flat import flat_context, flat_k
+from pipelines.assemble.flat import (
+    SUMMARIES_SECTION,
+    flat_context,
+    flat_k,
+    flat_layout,
+    flat_recall,
+)
 from pipelines.assemble.items import Item, Stage, retime
 from pipelines.assemble.memo import MemoEmbedder
 from pipelines.assemble.mode import (
@@ -80,6 +86,7 @@ from pipelines.assemble.report import (
     StageReport,
     StageVote,
     SummariesFacts,
+    SummariesPhase,
 )
 from pipelines.assemble.request import (
     FLAT_SECTION,
@@ -104,12 +111,18 @@ from pipelines.assemble.stage import (
     stage_report,
     summary_similarity_ahead,
 )
-from pipelines.assemble.summaries import Ahead, stage_summaries, summaries_ahead
+from pipelines.assemble.summaries import (
+    Ahead,
+    stage_summaries,
+    summaries_ahead,
+    whole_history_summaries,
+)
 from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
 from pipelines.engine import Engine
 from pipelines.graph import Row, as_utc
 from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
+from pipelines.recall.intent import Intent
 from pipelines.recall.request import MAX_K
 from pipelines.recall.service import Recaller
 
@@ -404,6 +417,25 @@ def _render_staged(run: Run, lay: Layout, packed: Packed) -> tuple[DecomposedPro
 # ----------------------------------------------------------------------------- flat mode
 
 
+def _summaries_share(run: Run) -> int:
+    return int(flat_layout(run).section_budget * run.config.flat_summaries_share)
+
+
+def _flat_summaries(run: Run, intent: str) -> tuple[list[Item], int, SummariesFacts | None]:
+    """Stage summaries for a flat context whose query asks for a summary (None: not such a
+    query, or summaries ablated or switched off)."""
+    if (
+        intent != str(Intent.SUMMARIZATION)
+        or run.config.flat_summaries_share <= 0.0
+        or run.ablated("summaries")
+    ):
+        return [], 0, None
+    stages = read_stages(run.store.read("assemble/stages", space=run.space, as_of=run.as_of))
+    items, dropped, facts = whole_history_summaries(run, stages, _summaries_share(run))
+    run.clock.lap("summaries")
+    return items, dropped, facts
+
+
 def _flat(
     run: Run,
     mode: ModeChoice,
@@ -411,13 +443,27 @@ def _flat(
     recalled: SpaceRecall | None = None,
 ) -> ContextResponse:
     """Flat mode (``mode`` says why), from ``recalled`` when a gate made that whole-space
-    recall with flat mode's k."""
-    flat = flat_context(run, recalled)
+    recall with flat mode's k; with stage summaries when the query asks for a summary."""
+    recalled, reused = flat_recall(run, recalled)
+    summaries, dropped, facts = _flat_summaries(run, recalled.intent)
+    flat = flat_context(run, recalled, reused, summaries)
+    slot_of = dict(zip((FLAT_SECTION, SUMMARIES_SECTION), flat.layout.keys, strict=False))
     back = read_back(
-        run, flat.result, {FLAT_SECTION: flat.layout.keys[0]}, {FLAT_SECTION: flat.kept}
+        run, flat.result, slot_of, {FLAT_SECTION: flat.kept, SUMMARIES_SECTION: summaries}
     )
     flat.phase.included = len(back.present[FLAT_SECTION])
     budget = budget_report(run, flat.layout, flat.result)
     phases = PhasesReport(recalled=flat.phase)
+    if facts is not None:
+        shown = back.present.get(SUMMARIES_SECTION, [])
+        phases.stage_summaries = SummariesPhase(
+            **dict(facts),
+            selected=len(summaries),
+            dropped=dropped,
+            minimum=0,
+            share_tokens=_summaries_share(run),
+            included=len(shown),
+            included_stages=[i.id for i in shown],
+        )
     report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
     return response(flat.result, back, report)

@@ -15,12 +15,12 @@ from typing import Any
 
 from pipelines import maintenance
 from pipelines.assemble.blocks import StageSummaryRecord, render_summary_block
-from pipelines.assemble.items import Item, Stage, span_text
+from pipelines.assemble.items import Item, Stage, span_text, timestamp
 from pipelines.assemble.plan import order_stages_by_distance, render_schema
 from pipelines.assemble.report import SummariesFacts
 from pipelines.assemble.run import Run
 
-__all__ = ["Ahead", "stage_summaries", "summaries_ahead"]
+__all__ = ["Ahead", "stage_summaries", "summaries_ahead", "whole_history_summaries"]
 
 Schemas = dict[str, dict[str, Any]]
 
@@ -115,3 +115,21 @@ def stage_summaries(
     if empty:
         facts.empty_summaries = empty
     return items, facts
+
+
+def whole_history_summaries(
+    run: Run, stages: dict[str, Stage], share: int
+) -> tuple[list[Item], int, SummariesFacts]:
+    """Flat mode's summaries for a question over the whole history: those of the most recent
+    stages that ``share`` holds, first fit, in time order; and how many read did not fit."""
+    if share <= 0 or not stages:
+        return [], 0, SummariesFacts(run=False, reason="no stages" if share > 0 else "no room")
+    items, facts = stage_summaries(run, None, set(), stages, share, None)
+    kept: list[Item] = []
+    used = 0
+    for item in items:
+        if used + item.tokens <= share:
+            kept.append(item)
+            used += item.tokens
+    kept.sort(key=lambda i: timestamp(stages[i.id].started_at))
+    return kept, len(items) - len(kept), facts

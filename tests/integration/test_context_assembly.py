@@ -929,3 +929,38 @@ def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_as
         assert tiered["report"]["budget"]["fits"] is True and text in tiered["prompt"]
     finally:
         client.delete(f"/v1/spaces/{space}")
+
+
+def test_a_summary_question_in_flat_mode_gets_the_stage_summaries(client, make_assembler):
+    space = _new_space(client)  # tiny: the density gate chooses flat mode
+    try:
+        _ingest(client, space)
+        body = _context(
+            client, space, query="Summarize everything we talked about", context_window=3000
+        )
+        report = body["report"]
+        assert report["mode"] == "flat"
+        assert report["phases"]["recalled"]["intent"] == "summarization"
+        summaries = report["phases"]["stage_summaries"]
+        assert summaries["included"] == len(summaries["included_stages"]) > 0
+        read = summaries["summaries_read"] - summaries.get("empty_summaries", 0)
+        assert summaries["selected"] + summaries["dropped"] == read
+        text = body["sections"]["stage_summaries"]
+        assert text.startswith("## Stage summaries") and text in body["prompt"]
+        # after the records, shown in time order, never as memories
+        assert body["prompt"].index("## Recalled memories") < body["prompt"].index(text)
+        starts = [b.opening for b in parse_blocks(text)]
+        assert len(starts) == summaries["included"]
+        assert "stage_summaries" not in {k for k, v in body["included_ids"].items() if v}
+        assert report["budget"]["fits"] is True
+        # any other question: flat mode stays recalled memories only
+        other = _context(client, space, query="Which hotel in Lisbon?", context_window=3000)
+        assert "stage_summaries" not in other["report"]["phases"]
+        assert other["sections"]["stage_summaries"] == ""
+        # switched off by configuration
+        off = make_assembler(AssemblyConfig(flat_summaries_share=0.0))
+        plain = _flat_context(off, space, query="Summarize everything we talked about",
+                              context_window=3000)  # fmt: skip
+        assert "stage_summaries" not in plain["report"]["phases"]
+    finally:
+        client.delete(f"/v1/spaces/{space}")

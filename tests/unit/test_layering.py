@@ -64,7 +64,17 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "maintenance": frozenset({"consolidate", "engine", "spaces", "graph", "errors"}),
     "assemble": frozenset(
-        {"recall", "maintenance", "engine", "spaces", "graph", "models", "overrides", "errors"}
+        {
+            "recall",
+            "maintenance",
+            "ingest",  # its pure text helpers (sentences of a compact record)
+            "engine",
+            "spaces",
+            "graph",
+            "models",
+            "overrides",
+            "errors",
+        }
     ),
     "space_settings": frozenset({"assemble", "consolidate", "ingest", "overrides", "errors"}),
     "transfer": frozenset({"ingest", "spaces", "graph", "models", "errors"}),
