@@ -25,25 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.context_bench import included_memory_ids
+from benchmarks.mnemograph import override_tree
 from benchmarks.signals import kept_spaces, load_dataset
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
-    """``NAME=FIELD=VALUE,FIELD=VALUE`` as a name and its overrides (values are JSON, or
-    plain strings)."""
+    """``NAME=FIELD=VALUE,FIELD=VALUE`` as a name and its overrides
+    (:func:`~benchmarks.mnemograph.override_tree`)."""
     name, sep, rest = text.partition("=")
     if not sep or not name or not rest:
         raise ValueError(f"expected NAME=FIELD=VALUE[,FIELD=VALUE], got {text!r}")
-    overrides: dict[str, Any] = {}
-    for pair in rest.split(","):
-        field, eq, raw = pair.partition("=")
-        if not eq or not field.strip():
-            raise ValueError(f"expected FIELD=VALUE in {text!r}, got {pair!r}")
-        try:
-            overrides[field.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            overrides[field.strip()] = raw.strip()
-    return name, overrides
+    return name, override_tree(rest.split(","))
 
 
 def score(gold: set[str], ids: Sequence[str]) -> tuple[bool, bool]:

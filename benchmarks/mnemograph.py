@@ -43,6 +43,32 @@ def recall_presets() -> dict[str, Any]:
     return dict(BENCH_PRESETS)
 
 
+def override_tree(pairs: Sequence[str]) -> dict[str, Any]:
+    """``FIELD=VALUE`` pairs as the nested mapping a config model's overrides take: ``FIELD``
+    is a field or a dotted path into a section, ``VALUE`` JSON (``0.3``, ``false``,
+    ``"none"``) or a plain string.
+
+    Raises:
+        ValueError: a pair without ``=`` or without a field.
+    """
+    update: dict[str, Any] = {}
+    for pair in pairs:
+        path, sep, raw = pair.partition("=")
+        path = path.strip()
+        if not sep or not path:
+            raise ValueError(f"expected FIELD=VALUE, got {pair!r}")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw.strip()
+        *sections, name = path.split(".")
+        into = update
+        for section in sections:
+            into = into.setdefault(section, {})
+        into[name] = value
+    return update
+
+
 def recall_overrides(pairs: Sequence[str]) -> Any:
     """The default RecallConfig with ``FIELD=VALUE`` overrides, or None without overrides.
     ``FIELD`` is a field or a dotted path into a section (``late_interaction.weight``);
@@ -59,21 +85,7 @@ def recall_overrides(pairs: Sequence[str]) -> Any:
     from pipelines.overrides import merge_overrides
     from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 
-    update: dict[str, Any] = {}
-    for pair in pairs:
-        path, sep, raw = pair.partition("=")
-        path = path.strip()
-        if not sep or not path:
-            raise ValueError(f"expected FIELD=VALUE, got {pair!r}")
-        try:
-            value: Any = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw.strip()
-        *sections, name = path.split(".")
-        into = update
-        for section in sections:
-            into = into.setdefault(section, {})
-        into[name] = value
+    update = override_tree(pairs)
     try:
         return merge_overrides(DEFAULT_RECALL_CONFIG, update, "recall")
     except InvalidInput as exc:

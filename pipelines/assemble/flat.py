@@ -24,11 +24,13 @@ from pipelines.assemble.decomposer import DecomposedPrompt, Slot
 from pipelines.assemble.items import (
     Evidence,
     Item,
+    costs,
     display_order,
     grouped,
     memory_item,
     records_text,
     retime,
+    with_content,
 )
 from pipelines.assemble.recalls import SpaceRecall, space_recall
 from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout, section_text
@@ -86,44 +88,31 @@ def flat_k(run: Run, lay: Layout | None = None) -> int:
     return min(MAX_K, wanted)
 
 
-def _compact_items(run: Run, hits: Sequence[RecallHit]) -> list[Item | None]:
-    """Each hit as a compact record, or None where its text is no longer than one."""
+def _tiered(
+    run: Run, hits: Sequence[RecallHit], items: list[Item], room: int
+) -> tuple[list[Item], set[int]]:
+    """The candidates in rank order: whole records for the best ranked that fit
+    ``1 - compact_share`` of ``room``, compact ones after them (all whole when they all fit);
+    and the positions shown compact."""
     cfg = run.config
-    if cfg.compact_share <= 0.0:
-        return [None] * len(hits)
-    terms = query_terms(extract_keywords(run.request.query))
-    out: list[Item | None] = []
-    for n, h in enumerate(hits):
-        text = compact_text(h.content, h.chunks, terms, cfg.compact_record_tokens, run.est)
-        out.append(
-            None
-            if text is None
-            else memory_item(
-                h,
-                Evidence(rank=n + 1),
-                run.est,
-                with_stage=cfg.flat_stage_provenance,
-                content=text,
-            )
-        )
-    return out
-
-
-def _tiered(items: list[Item], compact: list[Item | None], room: int, share: float) -> list[Item]:
-    """The candidates in rank order: whole records for the best ranked that fit ``1 - share``
-    of ``room``, compact ones after them; all whole when they all fit."""
+    if cfg.compact_share <= 0.0 or sum(costs(items)) <= room:
+        return items, set()
+    sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
-    whole = pack_to_budget([(n, i.tokens) for n, i in enumerate(items)], room, groups)
-    if len(whole.kept) == len(items) or not any(c is not None for c in compact):
-        return items
-    first = pack_to_budget(
-        [(n, i.tokens) for n, i in enumerate(items)], int(room * (1.0 - share)), groups
-    )
-    kept = set(first.kept)
-    return [
-        item if n in kept or small is None else small
-        for n, (item, small) in enumerate(zip(items, compact, strict=True))
-    ]
+    whole = set(pack_to_budget(sizes, int(room * (1.0 - cfg.compact_share)), groups).kept)
+    terms = query_terms(extract_keywords(run.request.query))
+    out: list[Item] = []
+    compacted: set[int] = set()
+    for n, (item, hit) in enumerate(zip(items, hits, strict=True)):
+        text = None
+        if n not in whole:
+            text = compact_text(hit.content, hit.chunks, terms, cfg.compact_record_tokens, run.est)
+        if text is None:
+            out.append(item)
+        else:
+            out.append(with_content(item, text, run.est))
+            compacted.add(n)
+    return out, compacted
 
 
 @dataclass(frozen=True)
@@ -171,10 +160,8 @@ def flat_context(
         )
         for n, h in enumerate(recalled.hits)
     ]
-    compact = _compact_items(run, recalled.hits)
-    retime(cfg.record_time_precision, run.est, items, [c for c in compact if c is not None])
-    items = _tiered(items, compact, room, cfg.compact_share)
-    compacted = {id(c) for c in compact if c is not None}
+    retime(cfg.record_time_precision, run.est, items)
+    items, compacted = _tiered(run, recalled.hits, items, room)
     sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
     packed = pack_to_budget(sizes, room, groups)
@@ -211,7 +198,7 @@ def flat_context(
         intent=recalled.intent,
         recall="reused whole-space recall" if reused else "recalled",
         recall_k=k,
-        compact=sum(1 for i in kept if id(i) in compacted),
+        compact=sum(1 for n in chosen if n in compacted),
         included=0,
     )
     if run.explain:

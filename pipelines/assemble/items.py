@@ -49,6 +49,7 @@ __all__ = [
     "stage_row",
     "surviving",
     "timestamp",
+    "with_content",
 ]
 
 
@@ -156,18 +157,14 @@ def memory_item(
     with_stage: bool,
     stage_name: str | None = None,
     chunks_shown: int = 1,
-    content: str | None = None,
 ) -> Item:
     """A recalled memory as a record (its stage named in the group line when
     ``with_stage``: by ``stage_name``, else from its stage id). A long memory shows its
-    first ``chunks_shown`` chunks of the hit's (:func:`~pipelines.assemble.excerpt.excerpt`);
-    ``content``, when given, is shown instead (a compact record)."""
+    first ``chunks_shown`` chunks of the hit's (:func:`~pipelines.assemble.excerpt.excerpt`)."""
     moment = as_utc(to_native(hit.time))
     record = MemoryRecord(
         id=hit.id,
-        content=content
-        if content is not None
-        else excerpt(hit.id, hit.content, hit.chunks, chunks_shown),
+        content=excerpt(hit.id, hit.content, hit.chunks, chunks_shown),
         speaker=hit.speaker or hit.role,
         time=short_time(moment),
         stage=(stage_name or stage_display(hit.stage_id)) if with_stage else None,
@@ -183,6 +180,16 @@ def memory_item(
     )
     _render(item, record, est)
     return item
+
+
+def with_content(item: Item, content: str, est: TokenEstimator) -> Item:
+    """A copy of the memory record ``item`` showing ``content`` instead (a compact record),
+    with the same provenance."""
+    if item.record is None:
+        raise AssertionError(f"item {item.id!r} is not a memory record")
+    copy = replace(item, detail=Evidence(**item.detail))
+    _render(copy, replace(item.record, content=content), est)
+    return copy
 
 
 def _render(item: Item, record: MemoryRecord, est: TokenEstimator) -> None:

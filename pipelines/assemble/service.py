@@ -417,23 +417,30 @@ def _render_staged(run: Run, lay: Layout, packed: Packed) -> tuple[DecomposedPro
 # ----------------------------------------------------------------------------- flat mode
 
 
-def _summaries_share(run: Run) -> int:
-    return int(flat_layout(run).section_budget * run.config.flat_summaries_share)
-
-
-def _flat_summaries(run: Run, intent: str) -> tuple[list[Item], int, SummariesFacts | None]:
-    """Stage summaries for a flat context whose query asks for a summary (None: not such a
-    query, or summaries ablated or switched off)."""
+def _flat_summaries(run: Run, intent: str) -> tuple[list[Item], SummariesPhase | None]:
+    """Stage summaries for a flat context whose query asks for a summary, and Phase 3's
+    report without its ``included`` counts (None: not such a query, or summaries ablated or
+    switched off)."""
     if (
         intent != str(Intent.SUMMARIZATION)
         or run.config.flat_summaries_share <= 0.0
         or run.ablated("summaries")
     ):
-        return [], 0, None
+        return [], None
+    share = int(flat_layout(run).section_budget * run.config.flat_summaries_share)
     stages = read_stages(run.store.read("assemble/stages", space=run.space, as_of=run.as_of))
-    items, dropped, facts = whole_history_summaries(run, stages, _summaries_share(run))
+    items, dropped, facts = whole_history_summaries(run, stages, share)
     run.clock.lap("summaries")
-    return items, dropped, facts
+    phase = SummariesPhase(
+        **dict(facts),
+        selected=len(items),
+        dropped=dropped,
+        minimum=0,
+        share_tokens=share,
+        included=0,
+        included_stages=[],
+    )
+    return items, phase
 
 
 def _flat(
@@ -445,7 +452,7 @@ def _flat(
     """Flat mode (``mode`` says why), from ``recalled`` when a gate made that whole-space
     recall with flat mode's k; with stage summaries when the query asks for a summary."""
     recalled, reused = flat_recall(run, recalled)
-    summaries, dropped, facts = _flat_summaries(run, recalled.intent)
+    summaries, summaries_phase = _flat_summaries(run, recalled.intent)
     flat = flat_context(run, recalled, reused, summaries)
     slot_of = dict(zip((FLAT_SECTION, SUMMARIES_SECTION), flat.layout.keys, strict=False))
     back = read_back(
@@ -454,16 +461,10 @@ def _flat(
     flat.phase.included = len(back.present[FLAT_SECTION])
     budget = budget_report(run, flat.layout, flat.result)
     phases = PhasesReport(recalled=flat.phase)
-    if facts is not None:
+    if summaries_phase is not None:
         shown = back.present.get(SUMMARIES_SECTION, [])
-        phases.stage_summaries = SummariesPhase(
-            **dict(facts),
-            selected=len(summaries),
-            dropped=dropped,
-            minimum=0,
-            share_tokens=_summaries_share(run),
-            included=len(shown),
-            included_stages=[i.id for i in shown],
-        )
+        summaries_phase.included = len(shown)
+        summaries_phase.included_stages = [i.id for i in shown]
+        phases.stage_summaries = summaries_phase
     report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
     return response(flat.result, back, report)

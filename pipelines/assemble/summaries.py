@@ -19,6 +19,7 @@ from pipelines.assemble.items import Item, Stage, span_text, timestamp
 from pipelines.assemble.plan import order_stages_by_distance, render_schema
 from pipelines.assemble.report import SummariesFacts
 from pipelines.assemble.run import Run
+from pipelines.assemble.sections import pack_to_budget
 
 __all__ = ["Ahead", "stage_summaries", "summaries_ahead", "whole_history_summaries"]
 
@@ -125,11 +126,6 @@ def whole_history_summaries(
     if share <= 0 or not stages:
         return [], 0, SummariesFacts(run=False, reason="no stages" if share > 0 else "no room")
     items, facts = stage_summaries(run, None, set(), stages, share, None)
-    kept: list[Item] = []
-    used = 0
-    for item in items:
-        if used + item.tokens <= share:
-            kept.append(item)
-            used += item.tokens
-    kept.sort(key=lambda i: timestamp(stages[i.id].started_at))
+    fit = pack_to_budget([(i, i.tokens) for i in items], share).kept
+    kept = sorted(fit, key=lambda i: timestamp(stages[i.id].started_at))
     return kept, len(items) - len(kept), facts
