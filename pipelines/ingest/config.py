@@ -103,6 +103,10 @@ class EntityConfig(BaseModel):
     texts run in smaller batches than short turns."""
     skip_code_blocks: bool = True
     """Do not read fenced code blocks for entities (pasted code is not a list of names)."""
+    ner_sentences: bool = True
+    """The recogniser reads only the sentences that may hold a name
+    (:func:`pipelines.ingest.ner_filter.ner_ranges`); off: every text that may hold one,
+    whole. Rule-based terms are found in the whole text either way."""
     first_sighting_labels: frozenset[str] = frozenset(
         {"PERSON", "GPE", "LOC", "NORP", "FAC", "EVENT"}
     )
@@ -261,6 +265,11 @@ class IngestConfig(BaseModel):
     4,096 admits a 2 MB document of short blocks (3,716 chunks); on a loaded 2-core machine
     the model reads about 10 to 20 such texts per second."""
     embedding_batch_size: int = Field(default=64, ge=1)
+    group_turns: int = Field(default=512, ge=1)
+    """A multi-session call is computed and written in groups of whole sessions holding at
+    least this many turns (the last may hold fewer), one transaction per group: big enough
+    for the encoder's length-sorted batches and to spread a transaction's fixed cost, small
+    enough that sessions are committed as the call goes on."""
     session_document_max_memories: int = Field(default=session_documents.DEFAULT_MAX_MEMORIES, ge=1)
     """A session's document (:mod:`pipelines.session_documents`) holds the texts of at most
     this many of its memories, the latest by event time."""

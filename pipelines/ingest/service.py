@@ -5,11 +5,12 @@ none. The expensive, pure work runs before the transaction opens and the transac
 writes (:mod:`pipelines.ingest.writer`): encoding (:mod:`pipelines.ingest.encode`: embeddings
 and token vectors, long memories chunked) and analysis (:mod:`pipelines.ingest.analyse`:
 spaCy entities, facts, standing statements) run side by side, analysis in a worker thread
-(spaCy and the encoder spend most of their time in native code that releases the GIL). With
-the gate off, a multi-session call is processed in groups of whole sessions, each computed
-and then written (in order, one transaction per session); writing is not overlapped with
-encoding, which uses every core. With the gate on, every item is computed first, as the gate
-compares each with the space as it was before the call and with the earlier items of it.
+(spaCy and the encoder spend most of their time in native code that releases the GIL). A
+multi-session call is written in groups of whole sessions, one transaction per group
+(:func:`_groups`); with the gate off each group is computed and then written, in order;
+writing is not overlapped with encoding, which uses every core. With the gate on, every item
+is computed first, as the gate compares each with the space as it was before the call and
+with the earlier items of it.
 
 Idempotency: memory ids are client ids or derived from the session and turn position, so a
 re-sent session finds its ids present with the same content hash and reports them
@@ -56,7 +57,6 @@ Decision = Literal["stored", "merged", "rejected", "unchanged"]
 GATE_CONTEXT_TURNS = 8  # previous turns of the batch used as novelty context
 GATE_RECENT_MEMORIES = 16  # most recent stored memories used as novelty context
 GATE_DUPLICATE_CANDIDATES = 5
-GROUP_MIN_ITEMS = 512  # a group of sessions computed together holds at least this many turns
 
 
 @dataclass
@@ -159,8 +159,9 @@ class Ingestor:
         options: IngestOptions | None = None,
         deadline: Deadline | None = None,
     ) -> list[IngestResult]:
-        """Ingest several sessions, each written in its own transaction. Every session is
-        validated before anything is written; models run over groups of whole sessions."""
+        """Ingest several sessions, written in groups of whole sessions, one transaction
+        per group. Every session is validated before anything is written; models run over
+        the same groups."""
         options = options or IngestOptions()
         space_cfg = self._space_gate(space)
         prepared: list[tuple[SessionIn, list[Item]]] = []
@@ -177,10 +178,10 @@ class Ingestor:
         self._check_work(labelled, "turns")
         check(deadline)
         gate_on = options.gate if options.gate is not None else space_cfg.enabled
-        groups = [prepared] if gate_on else list(_groups(prepared, GROUP_MIN_ITEMS))
+        groups = list(_groups(prepared, self.config.group_turns))
         results: list[IngestResult] = []
         try:
-            self._pipeline(space, groups, space_cfg, options, deadline, results)
+            self._pipeline(space, groups, gate_on, space_cfg, options, deadline, results)
         except (DeadlineExceeded, ClientGone) as exc:
             if results and len(sessions) > 1:
                 raise _stopped_after(exc, len(results), len(sessions)) from exc
@@ -191,19 +192,27 @@ class Ingestor:
         self,
         space: str,
         groups: Sequence[Sequence[tuple[SessionIn, list[Item]]]],
+        gate_on: bool,
         space_cfg: GateConfig,
         options: IngestOptions,
         deadline: Deadline | None,
         results: list[IngestResult],
     ) -> None:
-        """Compute, then write, one group at a time; ``results`` gets each session's result
-        once it is committed. The analysis runs beside this thread's encoding. Writing is not
+        """Compute, then write, one group at a time (with the gate on, every group is
+        computed first); ``results`` gets each session's result once its group is
+        committed. The analysis runs beside this thread's encoding. Writing is not
         overlapped with encoding: the encoder uses every core, and a write beside it (the
         driver in this process, Neo4j on the same cores) slowed both more than it saved."""
+
+        def items_of(part: Sequence[Sequence[tuple[SessionIn, list[Item]]]]) -> list[Item]:
+            return [it for group in part for _, group_items in group for it in group_items]
+
         with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
+            if gate_on:
+                self._compute(space, items_of(groups), space_cfg, options, pool, deadline)
             for group in groups:
-                items = [it for _, group_items in group for it in group_items]
-                self._compute(space, items, space_cfg, options, pool, deadline)
+                if not gate_on:
+                    self._compute(space, items_of([group]), space_cfg, options, pool, deadline)
                 self._write_group(space, group, deadline, results)
 
     def _write_group(
@@ -213,16 +222,15 @@ class Ingestor:
         deadline: Deadline | None,
         results: list[IngestResult],
     ) -> None:
-        for session, items in group:
-            check(deadline)
-            counts = self.writer.write_session(
-                space,
-                session.session_id,
-                session.stage,
-                items,
-                partial(self._recheck, space, items, "turns", deadline),
-            )
-            results.append(self._result(items, counts, session.session_id))
+        check(deadline)
+        items = [it for _, group_items in group for it in group_items]
+        counts = self.writer.write_sessions(
+            space,
+            [(session.session_id, session.stage, group_items) for session, group_items in group],
+            partial(self._recheck, space, items, "turns", deadline),
+        )
+        for (session, group_items), session_counts in zip(group, counts, strict=True):
+            results.append(self._result(group_items, session_counts, session.session_id))
 
     def add_memories(
         self,
@@ -512,16 +520,24 @@ def _groups(
     prepared: Sequence[tuple[SessionIn, list[Item]]], min_items: int
 ) -> Iterator[list[tuple[SessionIn, list[Item]]]]:
     """Consecutive whole sessions, at least ``min_items`` turns per group (the last may hold
-    fewer): big enough for the encoder's length-sorted batches, small enough that sessions
-    are committed as the call goes on."""
+    fewer; ``IngestConfig.group_turns``). A session that repeats a session id or a memory id
+    of the group starts a new one, so that it meets what the group stored, as it would in
+    a call of its own."""
     group: list[tuple[SessionIn, list[Item]]] = []
-    n = 0
+    sessions: set[str] = set()
+    ids: set[str] = set()
     for entry in prepared:
-        group.append(entry)
-        n += len(entry[1])
-        if n >= min_items:
+        session, items = entry
+        own = {it.id for it in items}
+        if group and (session.session_id in sessions or not ids.isdisjoint(own)):
             yield group
-            group, n = [], 0
+            group, sessions, ids = [], set(), set()
+        group.append(entry)
+        sessions.add(session.session_id)
+        ids |= own
+        if len(ids) >= min_items:
+            yield group
+            group, sessions, ids = [], set(), set()
     if group:
         yield group
 
@@ -529,8 +545,9 @@ def _groups(
 def _stopped_after(exc: DeadlineExceeded | ClientGone, done: int, total: int) -> DomainError:
     """The error of a multi-session call stopped after ``done`` sessions were committed."""
     written = (
-        f"sessions 0 to {done - 1} of {total} were stored before it stopped (one transaction "
-        f"each), the others were not: send sessions.{done} onwards again"
+        f"sessions 0 to {done - 1} of {total} were stored before it stopped (in groups of "
+        f"whole sessions, one transaction each), the others were not: send sessions.{done} "
+        "onwards again"
     )
     if isinstance(exc, DeadlineExceeded):
         return DeadlineExceeded(exc.reason, exc.retry_after, written, f"sessions.{done}")

@@ -1,4 +1,4 @@
-"""Writing a batch of prepared memories: one transaction per session (or per free batch).
+"""Writing a batch of prepared memories: one transaction per group of sessions (or free batch).
 
 Everything expensive (embeddings, chunks, entities, facts, gate decisions) was computed before
 the transaction opened (:mod:`pipelines.ingest.service`); here the batch is only written, each
@@ -52,41 +52,47 @@ class Writer:
 
     # ------------------------------------------------------------------ transactions
 
-    def write_session(
+    def write_sessions(
         self,
         space: str,
-        session_id: str,
-        stage: str | None,
-        items: list[Item],
+        sessions: Sequence[tuple[str, str | None, list[Item]]],
         recheck: Callable[[Tx], None],
-    ) -> dict[str, int]:
-        """One session in one transaction: the space's write lock first, then ``recheck``
-        (what already exists, again under the lock), then stages, memories and links."""
-        start = min(it.event_time for it in items)
-        end = max(it.event_time for it in items)
-        span = SessionSpan(session_id, start, end, stage)
+    ) -> list[dict[str, int]]:
+        """Consecutive sessions, each ``(session_id, stage label, items)``, in ONE
+        transaction: the space's write lock first, then ``recheck`` (what already exists,
+        again under the lock), then stages, sessions, memories and links. Returns each
+        session's counts, in order."""
+        spans = [
+            SessionSpan(
+                sid, min(it.event_time for it in items), max(it.event_time for it in items), stage
+            )
+            for sid, stage, items in sessions
+        ]
 
-        def work(tx: Tx) -> dict[str, int]:
+        def work(tx: Tx) -> list[dict[str, int]]:
             spaces.lock_for_write(tx, space)
             recheck(tx)
-            stage_id = self._assign_stages(tx, space, [span])[session_id]
-            for it in items:
-                it.stage_id = stage_id
-            tx.run(
-                "ingest/upsert_session",
-                space=space,
-                session_id=session_id,
-                started_at=start,
-                ended_at=end,
-                stage_id=stage_id,
-            )
-            counts = self._write_items(tx, space, items)
-            kept = [it.id for it in items if it.existing or it.stored]
-            tx.run("ingest/link_next", space=space, pairs=list(pairwise(kept)))
-            if any(it.stored for it in items):
-                session_documents.refresh(
-                    tx, space, [session_id], self.config.session_document_max_memories
+            stage_of = self._assign_stages(tx, space, spans)
+            counts = []
+            pairs: list[tuple[str, str]] = []
+            touched = []
+            for span, (sid, _, items) in zip(spans, sessions, strict=True):
+                for it in items:
+                    it.stage_id = stage_of[sid]
+                tx.run(
+                    "ingest/upsert_session",
+                    space=space,
+                    session_id=sid,
+                    started_at=span.start,
+                    ended_at=span.end,
+                    stage_id=stage_of[sid],
                 )
+                counts.append(self._write_items(tx, space, items))
+                pairs.extend(pairwise([it.id for it in items if it.existing or it.stored]))
+                if any(it.stored for it in items):
+                    touched.append(sid)
+            tx.run("ingest/link_next", space=space, pairs=pairs)
+            session_documents.refresh(tx, space, touched, self.config.session_document_max_memories)
             return counts
 
         return self.store.write_tx(work)
@@ -94,7 +100,7 @@ class Writer:
     def write_free(
         self, space: str, items: list[Item], recheck: Callable[[Tx], None]
     ) -> dict[str, int]:
-        """Free memories in one transaction, locked and rechecked like :meth:`write_session`."""
+        """Free memories in one transaction, locked and rechecked like :meth:`write_sessions`."""
         spans = [
             SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in items
         ]

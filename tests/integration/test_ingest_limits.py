@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings
 from pipelines.engine import Engine
+from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.deadline import ClientGone, Deadline
 from pipelines.ingest.service import Ingestor, SessionIn, TurnIn
 from tests.integration.conftest import Live
@@ -95,12 +96,28 @@ def test_a_multi_session_call_stopped_midway_names_what_it_committed(
         return bool(rows)
 
     sessions = [SessionIn(sid, [TurnIn("user", f"Note {sid}.")]) for sid in ("a", "b", "c")]
+    one_per_group = Ingestor(engine, DEFAULT_INGEST_CONFIG.model_copy(update={"group_turns": 1}))
     with pytest.raises(ClientGone) as stopped:
-        Ingestor(engine).ingest_sessions(space, sessions, deadline=Deadline.after(600, stored))
+        one_per_group.ingest_sessions(space, sessions, deadline=Deadline.after(600, stored))
     assert stopped.value.field == "sessions.1"
     assert "sessions 0 to 0 of 3 were stored" in stopped.value.message
     rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0", "c#0"])
     assert [r["id"] for r in rows] == ["a#0"]
+
+
+def test_a_group_of_sessions_is_committed_whole(engine: Engine, space: str) -> None:
+    def stored() -> bool:  # "the client left" once anything is committed
+        rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0"])
+        return bool(rows)
+
+    sessions = [SessionIn(sid, [TurnIn("user", f"Note {sid}.")]) for sid in ("a", "b", "c")]
+    two_per_group = Ingestor(engine, DEFAULT_INGEST_CONFIG.model_copy(update={"group_turns": 2}))
+    with pytest.raises(ClientGone) as stopped:
+        two_per_group.ingest_sessions(space, sessions, deadline=Deadline.after(600, stored))
+    assert stopped.value.field == "sessions.2"
+    assert "sessions 0 to 1 of 3 were stored" in stopped.value.message
+    rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0", "c#0"])
+    assert sorted(r["id"] for r in rows) == ["a#0", "b#0"]
 
 
 def test_a_client_that_disconnects_stops_the_work(live: Live) -> None:
