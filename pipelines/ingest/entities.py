@@ -47,12 +47,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
-from pipelines.ingest.ner_filter import ner_needed
+from pipelines.ingest.ner_filter import ner_needed, ner_ranges
 from pipelines.ingest.text import strip_code_blocks
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc
 
 __all__ = [
     "TECH_LABEL",
@@ -496,10 +496,19 @@ class EntityExtractor:
                 owners.append(i)
                 segments.append(part)
         per_text: list[list[tuple[str, str, str]]] = [[] for _ in texts]
-        read = ner_needed(segments)
-        docs = self._pipe([part for part, r in zip(segments, read, strict=True) if r], check)
-        for owner, part, needed in zip(owners, segments, read, strict=True):
-            ents = next(docs).ents if needed else ()
+        if cfg.ner_sentences:
+            ranges = ner_ranges(segments)
+        else:
+            needed = ner_needed(segments)
+            ranges = [[(0, len(p))] if r else [] for p, r in zip(segments, needed, strict=True)]
+        pieces = [part[s:e] for part, rs in zip(segments, ranges, strict=True) for s, e in rs]
+        docs = self._pipe(pieces, check)
+        for owner, part, read in zip(owners, segments, ranges, strict=True):
+            ents = [
+                (start + e.start_char, start + e.end_char, e.text, e.label_)
+                for start, _ in read
+                for e in next(docs).ents
+            ]
             for _, _, surface, kind in self._spans(part, ents):
                 # Multi-line spans are NER noise, not names.
                 if "\n" in surface or "\r" in surface:
@@ -519,16 +528,18 @@ class EntityExtractor:
                 check()
             yield from self.nlp.pipe(batch, batch_size=len(batch), disable=disable)
 
-    def _spans(self, text: str, ents: Iterable[Span]) -> list[tuple[int, int, str, str]]:
-        """Resolve NER spans against rule spans (precedence in the module docstring)."""
+    def _spans(
+        self, text: str, ents: Iterable[tuple[int, int, str, str]]
+    ) -> list[tuple[int, int, str, str]]:
+        """Resolve NER spans ``(start, end, text, label)`` against rule spans (precedence in
+        the module docstring)."""
         masked = _mask_urls(text)
         # NER spans with an excluded label (DATE, CARDINAL...) neither count nor block rules;
         # spans overlapping a URL / e-mail address are dropped.
         ner = [
-            (ent.start_char, ent.end_char, ent.text, ent.label_)
-            for ent in ents
-            if ent.label_ in self.config.keep_labels
-            and masked[ent.start_char : ent.end_char] == ent.text
+            (start, end, surface, label)
+            for start, end, surface, label in ents
+            if label in self.config.keep_labels and masked[start:end] == surface
         ]
         if not self.config.extract_technical_terms:
             return ner

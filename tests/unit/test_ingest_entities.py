@@ -333,3 +333,13 @@ def test_char_batches_bound_texts_and_characters() -> None:
     assert [t for b in batches for t in b] == texts  # every text once, in order
     assert batches == [["a" * 5, "b" * 5], ["c" * 30], ["d" * 2, "e" * 2], ["f" * 2]]
     assert list(char_batches([], 4, 10)) == []
+
+
+def test_names_read_sentence_by_sentence_keep_their_place_in_the_text(nlp: Language) -> None:
+    text = "thanks so much! i met Jon in Paris yesterday. it was fun.\nAnna says hi from Berlin"
+    whole = EntityExtractor(nlp, EntityConfig(ner_sentences=False)).extract_batch([text])[0]
+    by_sentence = EntityExtractor(nlp, EntityConfig()).extract_batch([text])[0]
+    assert {"jon", "paris", "anna", "berlin"} <= set(_by_key(by_sentence))
+    assert {m.key for m in by_sentence} == {m.key for m in whole}
+    for m in by_sentence:
+        assert m.name in text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.ingest.ner_filter import ner_needed
+from pipelines.ingest.ner_filter import ner_needed, ner_ranges, sentence_ranges
 
 
 def test_a_text_without_capitals_is_skipped() -> None:
@@ -45,3 +45,26 @@ def test_sentence_starts_after_punctuation_and_new_lines() -> None:
 def test_empty_input() -> None:
     assert ner_needed([]) == []
     assert ner_needed([""]) == [False]
+
+
+def test_sentence_ranges_cover_the_text() -> None:
+    text = "Hey Mel! how are you?  I went to Paris.\nok"
+    ranges = sentence_ranges(text)
+    assert [text[s:e] for s, e in ranges] == [
+        "Hey Mel! ",
+        "how are you?  ",
+        "I went to Paris.\n",
+        "ok",
+    ]
+    assert "".join(text[s:e] for s, e in ranges) == text
+    assert sentence_ranges("") == []
+
+
+def test_only_sentences_that_may_hold_a_name_are_read_adjacent_ones_together() -> None:
+    text = "thanks! we saw Jon. Then Anna came. so fun. i loved the NBA game"
+    [ranges] = ner_ranges([text, "then"])[:1]
+    assert [text[s:e] for s, e in ranges] == [
+        "we saw Jon. Then Anna came. ",
+        "i loved the NBA game",
+    ]
+    assert ner_ranges(["thanks a lot", "Thanks! That sounds great."]) == [[], []]
