@@ -100,10 +100,11 @@ def load_dataset(name: str, path: str | None) -> Any:
     return load_generic(path)
 
 
-def kept_spaces(result: dict[str, Any]) -> dict[str, str]:
-    """Conversation id -> space, from a per-conversation run's result JSON."""
+def kept_spaces(result: dict[str, Any], setting: str = "per-conversation") -> dict[str, str]:
+    """Conversation id -> space, from a kept run's result JSON (in the ``scale`` setting,
+    every conversation's space is the one shared space)."""
     settings = result.get("results", result)
-    run = settings["per-conversation"]
+    run = settings[setting]
     return {conv: unit["space"] for unit in run["ingest"] for conv in unit["conversations"]}
 
 
