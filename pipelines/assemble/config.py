@@ -171,6 +171,14 @@ class AssemblyConfig(BaseModel):
         "history, which no handful of recalled turns covers. Most recent stages first, shown "
         "in time order; 0 keeps flat mode to recalled memories only.",
     )
+    flat_summary_floor: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=0.9,
+        description="When no stage summary fits a summary question's share "
+        "('flat_summaries_share'), the most recent one that fits this share of the room is "
+        "shown: a small window still gets one summary of the history before its records.",
+    )
     compact_share: float = Field(
         default=0.5,
         ge=0.0,

@@ -427,16 +427,18 @@ def _flat_summaries(run: Run, intent: str) -> tuple[list[Item], SummariesPhase |
         or run.ablated("summaries")
     ):
         return [], None
-    share = int(flat_layout(run).section_budget * run.config.flat_summaries_share)
+    room = flat_layout(run).section_budget
+    share = int(room * run.config.flat_summaries_share)
     stages = read_stages(run.store.read("assemble/stages", space=run.space, as_of=run.as_of))
-    items, dropped, facts = whole_history_summaries(run, stages, share)
+    floor = int(room * run.config.flat_summary_floor)
+    items, dropped, facts = whole_history_summaries(run, stages, share, floor)
     run.clock.lap("summaries")
     phase = SummariesPhase(
         **dict(facts),
         selected=len(items),
         dropped=dropped,
         minimum=0,
-        share_tokens=share,
+        share_tokens=share if sum(i.tokens for i in items) <= share else floor,
         included=0,
         included_stages=[],
     )

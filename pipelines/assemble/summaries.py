@@ -119,13 +119,16 @@ def stage_summaries(
 
 
 def whole_history_summaries(
-    run: Run, stages: dict[str, Stage], share: int
+    run: Run, stages: dict[str, Stage], share: int, floor: int = 0
 ) -> tuple[list[Item], int, SummariesFacts]:
     """Flat mode's summaries for a question over the whole history: those of the most recent
-    stages that ``share`` holds, first fit, in time order; and how many read did not fit."""
-    if share <= 0 or not stages:
-        return [], 0, SummariesFacts(run=False, reason="no stages" if share > 0 else "no room")
+    stages that ``share`` holds, first fit, in time order (when none fits, the most recent
+    that ``floor`` holds); and how many read did not fit."""
+    if max(share, floor) <= 0 or not stages:
+        return [], 0, SummariesFacts(run=False, reason="no stages" if stages else "no room")
     items, facts = stage_summaries(run, None, set(), stages, share, None)
     fit = pack_to_budget([(i, i.tokens) for i in items], share).kept
+    if not fit and floor > share:
+        fit = pack_to_budget([(i, i.tokens) for i in items], floor).kept[:1]
     kept = sorted(fit, key=lambda i: timestamp(stages[i.id].started_at))
     return kept, len(items) - len(kept), facts

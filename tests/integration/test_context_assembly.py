@@ -957,6 +957,19 @@ def test_a_summary_question_in_flat_mode_gets_the_stage_summaries(client, make_a
         other = _context(client, space, query="Which hotel in Lisbon?", context_window=3000)
         assert "stage_summaries" not in other["report"]["phases"]
         assert other["sections"]["stage_summaries"] == ""
+
+        # no summary fits the share: the most recent one that fits half the room is shown
+        def summaries_with(**fields: float) -> dict:
+            assembler = make_assembler(AssemblyConfig(**fields))
+            body = _flat_context(assembler, space, query="Summarize everything we talked about",
+                                 context_window=3000)  # fmt: skip
+            return body["report"]["phases"]["stage_summaries"]
+
+        one = summaries_with(flat_summaries_share=0.01)
+        assert one["included"] == 1 and one["share_tokens"] == 2 * summaries["share_tokens"]
+        zero = summaries_with(flat_summaries_share=0.01, flat_summary_floor=0.0)
+        assert zero["included"] == 0
+        assert zero["dropped"] == zero["summaries_read"] - zero.get("empty_summaries", 0) > 0
         # switched off by configuration
         off = make_assembler(AssemblyConfig(flat_summaries_share=0.0))
         plain = _flat_context(off, space, query="Summarize everything we talked about",
