@@ -88,36 +88,38 @@ def test_past_its_deadline_a_request_answers_503_and_writes_nothing(
     assert counts(client, space)["memories"] == 3
 
 
+def _stop_once_stored(engine: Engine, space: str, group_turns: int) -> tuple[ClientGone, list[str]]:
+    """Sessions a, b, c (one turn each) in one call whose client "leaves" once anything is
+    committed: the error raised, and the memory ids stored."""
+    ids = ["a#0", "b#0", "c#0"]
+
+    def stored() -> bool:
+        return bool(engine.store.read("ingest/existing_memories", space=space, ids=ids))
+
+    sessions = [SessionIn(sid, [TurnIn("user", f"Note {sid}.")]) for sid in ("a", "b", "c")]
+    config = DEFAULT_INGEST_CONFIG.model_copy(update={"group_turns": group_turns})
+    with pytest.raises(ClientGone) as stopped:
+        Ingestor(engine, config).ingest_sessions(
+            space, sessions, deadline=Deadline.after(600, stored)
+        )
+    rows = engine.store.read("ingest/existing_memories", space=space, ids=ids)
+    return stopped.value, sorted(r["id"] for r in rows)
+
+
 def test_a_multi_session_call_stopped_midway_names_what_it_committed(
     engine: Engine, space: str
 ) -> None:
-    def stored() -> bool:  # "the client left" once the first session is committed
-        rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0"])
-        return bool(rows)
-
-    sessions = [SessionIn(sid, [TurnIn("user", f"Note {sid}.")]) for sid in ("a", "b", "c")]
-    one_per_group = Ingestor(engine, DEFAULT_INGEST_CONFIG.model_copy(update={"group_turns": 1}))
-    with pytest.raises(ClientGone) as stopped:
-        one_per_group.ingest_sessions(space, sessions, deadline=Deadline.after(600, stored))
-    assert stopped.value.field == "sessions.1"
-    assert "sessions 0 to 0 of 3 were stored" in stopped.value.message
-    rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0", "c#0"])
-    assert [r["id"] for r in rows] == ["a#0"]
+    stopped, kept = _stop_once_stored(engine, space, group_turns=1)
+    assert stopped.field == "sessions.1"
+    assert "sessions 0 to 0 of 3 were stored" in stopped.message
+    assert kept == ["a#0"]
 
 
 def test_a_group_of_sessions_is_committed_whole(engine: Engine, space: str) -> None:
-    def stored() -> bool:  # "the client left" once anything is committed
-        rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0"])
-        return bool(rows)
-
-    sessions = [SessionIn(sid, [TurnIn("user", f"Note {sid}.")]) for sid in ("a", "b", "c")]
-    two_per_group = Ingestor(engine, DEFAULT_INGEST_CONFIG.model_copy(update={"group_turns": 2}))
-    with pytest.raises(ClientGone) as stopped:
-        two_per_group.ingest_sessions(space, sessions, deadline=Deadline.after(600, stored))
-    assert stopped.value.field == "sessions.2"
-    assert "sessions 0 to 1 of 3 were stored" in stopped.value.message
-    rows = engine.store.read("ingest/existing_memories", space=space, ids=["a#0", "b#0", "c#0"])
-    assert sorted(r["id"] for r in rows) == ["a#0", "b#0"]
+    stopped, kept = _stop_once_stored(engine, space, group_turns=2)
+    assert stopped.field == "sessions.2"
+    assert "sessions 0 to 1 of 3 were stored" in stopped.message
+    assert kept == ["a#0", "b#0"]
 
 
 def test_a_client_that_disconnects_stops_the_work(live: Live) -> None:
