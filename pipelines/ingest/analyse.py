@@ -1,6 +1,6 @@
 """Analysis of new memories: entity candidates, atomic facts, standing statements (pure CPU).
 
-Runs beside encoding (:mod:`pipelines.ingest.service` overlaps the two): spaCy's entity
+Runs in a worker thread (:mod:`pipelines.ingest.service`): spaCy's entity
 recogniser over the batch (``nlp.pipe``, only the components entities need), the fact rules
 (:mod:`pipelines.ingest.facts`) and, on user turns, standing instructions and preferences
 (:mod:`pipelines.ingest.standing`). A clause kept as a standing statement is not kept again

@@ -4,13 +4,13 @@ One request is one transaction: either every memory, entity, edge and fact of it
 none. The expensive, pure work runs before the transaction opens and the transaction only
 writes (:mod:`pipelines.ingest.writer`): encoding (:mod:`pipelines.ingest.encode`: embeddings
 and token vectors, long memories chunked) and analysis (:mod:`pipelines.ingest.analyse`:
-spaCy entities, facts, standing statements) run side by side, analysis in a worker thread
-(spaCy and the encoder spend most of their time in native code that releases the GIL). A
-multi-session call is written in groups of whole sessions, one transaction per group
-(:func:`_groups`); with the gate off each group is computed and then written, in order;
-writing is not overlapped with encoding, which uses every core. With the gate on, every item
-is computed first, as the gate compares each with the space as it was before the call and
-with the earlier items of it.
+spaCy entities, facts, standing statements, in a worker thread). A multi-session call is
+written in groups of whole sessions, one transaction per group (:func:`_groups`). With the
+gate off, each group is encoded (the encoder uses every core), then analysed while its
+memories are written (spaCy on one core, the driver and Neo4j on the other; beside encoding,
+the analysis only slowed the encoder), and its entities and facts are written once the
+analysis is done. With the gate on, every item is encoded and analysed first, as the gate
+compares each with the space as it was before the call and with the earlier items of it.
 
 Idempotency: memory ids are client ids or derived from the session and turn position, so a
 re-sent session finds its ids present with the same content hash and reports them
@@ -26,7 +26,7 @@ multi-session call, the sessions committed before (the error names the first one
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -198,11 +198,12 @@ class Ingestor:
         deadline: Deadline | None,
         results: list[IngestResult],
     ) -> None:
-        """Compute, then write, one group at a time (with the gate on, every group is
-        computed first); ``results`` gets each session's result once its group is
-        committed. The analysis runs beside this thread's encoding. Writing is not
-        overlapped with encoding: the encoder uses every core, and a write beside it (the
-        driver in this process, Neo4j on the same cores) slowed both more than it saved."""
+        """Compute, then write, one group at a time; ``results`` gets each session's result
+        once its group is committed. With the gate off, a group is encoded first (the
+        encoder uses every core), then analysed in a worker thread while its memories are
+        written (spaCy on one core, Neo4j on the other); its entities and facts are written
+        once the analysis is done. With the gate on, every group is encoded and analysed
+        before anything is written (the gate needs both)."""
 
         def items_of(part: Sequence[Sequence[tuple[SessionIn, list[Item]]]]) -> list[Item]:
             return [it for group in part for _, group_items in group for it in group_items]
@@ -211,9 +212,10 @@ class Ingestor:
             if gate_on:
                 self._compute(space, items_of(groups), space_cfg, options, pool, deadline)
             for group in groups:
+                analysed: Callable[[], None] = _done
                 if not gate_on:
-                    self._compute(space, items_of([group]), space_cfg, options, pool, deadline)
-                self._write_group(space, group, deadline, results)
+                    analysed = self._encode(items_of([group]), options, pool, deadline)
+                self._write_group(space, group, deadline, results, analysed)
 
     def _write_group(
         self,
@@ -221,6 +223,7 @@ class Ingestor:
         group: Sequence[tuple[SessionIn, list[Item]]],
         deadline: Deadline | None,
         results: list[IngestResult],
+        analysed: Callable[[], None],
     ) -> None:
         check(deadline)
         items = [it for _, group_items in group for it in group_items]
@@ -228,6 +231,7 @@ class Ingestor:
             space,
             [(session.session_id, session.stage, group_items) for session, group_items in group],
             partial(self._recheck, space, items, "turns", deadline),
+            analysed,
         )
         for (session, group_items), session_counts in zip(group, counts, strict=True):
             results.append(self._result(group_items, session_counts, session.session_id))
@@ -436,6 +440,41 @@ class Ingestor:
             self.encoder.encode(new, stop)
         finally:
             analysis.result()  # re-raises a failure of the analysis; never leaves it running
+        self._standing_vectors(new)
+        gate_on = options.gate if options.gate is not None else gate_cfg.enabled
+        if not gate_on:
+            _store_verbatim(new, options)
+            return
+        self._gate(space, new, gate_cfg.model_copy(update={"enabled": True}), options)
+
+    def _encode(
+        self,
+        items: list[Item],
+        options: IngestOptions,
+        pool: ThreadPoolExecutor,
+        deadline: Deadline | None = None,
+    ) -> Callable[[], None]:
+        """Gate off: encode the new items, start their analysis in ``pool`` and return what
+        waits for it (idempotent: a retried transaction calls it again)."""
+        new = [it for it in items if not it.existing]
+        if not new:
+            return _done
+        stop = deadline.check if deadline is not None else None
+        self.encoder.encode(new, stop)
+        _store_verbatim(new, options)
+        analysis = pool.submit(self.analyser.analyse, new, stop)
+        finished: list[bool] = []
+
+        def analysed() -> None:
+            analysis.result()  # re-raises a failure of the analysis
+            if not finished:
+                self._standing_vectors(new)
+                finished.append(True)
+
+        return analysed
+
+    def _standing_vectors(self, new: list[Item]) -> None:
+        """Embeddings of the standing statements found in ``new`` (and of their conditions)."""
         standing = self.analyser.standing_texts(new)
         if standing:
             conditioned = [s for s in standing if s["condition"]]
@@ -445,13 +484,6 @@ class Ingestor:
                 row["embedding"] = vec
             for row, vec in zip(conditioned, vectors[len(standing) :], strict=True):
                 row["condition_embedding"] = vec
-        gate_on = options.gate if options.gate is not None else gate_cfg.enabled
-        if not gate_on:
-            reason = "forced" if options.force else "gate off: stored verbatim"
-            for it in new:
-                it.gate = GateDecision(decision="stored", signals={}, reason=reason)
-            return
-        self._gate(space, new, gate_cfg.model_copy(update={"enabled": True}), options)
 
     def _gate(self, space: str, new: list[Item], cfg: GateConfig, options: IngestOptions) -> None:
         store = self.engine.store
@@ -514,6 +546,17 @@ class Ingestor:
             )
         stage_ids = sorted({it.stage_id for it in items if it.stage_id})
         return IngestResult(out, stage_ids, session_id, counts)
+
+
+def _done() -> None:
+    """Nothing to wait for."""
+
+
+def _store_verbatim(new: Sequence[Item], options: IngestOptions) -> None:
+    """Gate off: every new item is stored as given."""
+    reason = "forced" if options.force else "gate off: stored verbatim"
+    for it in new:
+        it.gate = GateDecision(decision="stored", signals={}, reason=reason)
 
 
 def _groups(

@@ -57,10 +57,13 @@ class Writer:
         space: str,
         sessions: Sequence[tuple[str, str | None, list[Item]]],
         recheck: Callable[[Tx], None],
+        analysed: Callable[[], None] = lambda: None,
     ) -> list[dict[str, int]]:
         """Consecutive sessions, each ``(session_id, stage label, items)``, in ONE
         transaction: the space's write lock first, then ``recheck`` (what already exists,
-        again under the lock), then stages, sessions, memories and links. Returns each
+        again under the lock), then stages, sessions, memories and links; then, once
+        ``analysed`` returns (the items' entities and facts are known: the analysis may run
+        beside the first phase), each session's entities and facts, in order. Returns each
         session's counts, in order."""
         spans = [
             SessionSpan(
@@ -74,7 +77,7 @@ class Writer:
             recheck(tx)
             stage_of = self._assign_stages(tx, space, spans)
             counts = []
-            pairs: list[tuple[str, str]] = []
+            pairs: list[tuple[Item, Item]] = []
             touched = []
             for span, (sid, _, items) in zip(spans, sessions, strict=True):
                 for it in items:
@@ -87,13 +90,20 @@ class Writer:
                     ended_at=span.end,
                     stage_id=stage_of[sid],
                 )
-                counts.append(self._write_items(tx, space, items))
-                pairs.extend(pairwise([it.id for it in items if it.existing or it.stored]))
+                counts.append(self._write_memories(tx, space, items))
+                pairs.extend(pairwise([it for it in items if it.existing or it.stored]))
                 if any(it.stored for it in items):
                     touched.append(sid)
-            tx.run("ingest/link_next", space=space, pairs=pairs)
+            self._link_next(tx, space, pairs)
             session_documents.refresh(tx, space, touched, self.config.session_document_max_memories)
-            return counts
+            analysed()
+            # Entity planning counts the space's memories up to each session, as if the
+            # sessions had been written one after another.
+            later = sum(it.stored for _, _, items in sessions for it in items)
+            for session_counts, (_, _, items) in zip(counts, sessions, strict=True):
+                later -= sum(it.stored for it in items)
+                session_counts.update(self._write_derived(tx, space, items, later))
+            return [{k: v for k, v in c.items() if v} for c in counts]
 
         return self.store.write_tx(work)
 
@@ -146,14 +156,38 @@ class Writer:
     # ------------------------------------------------------------------ items
 
     def _write_items(self, tx: Tx, space: str, items: list[Item]) -> dict[str, int]:
+        counts = self._write_memories(tx, space, items)
+        counts.update(self._write_derived(tx, space, items))
+        return {k: v for k, v in counts.items() if v}
+
+    def _write_memories(self, tx: Tx, space: str, items: list[Item]) -> Counter[str]:
+        """The stored items' memories, chunks and stage vectors (what needs no analysis)."""
         stored = [it for it in items if it.stored]
         counts = Counter[str]()
         if stored:
             counts["memories"] = self._memories(tx, space, stored)
             counts["chunks"] = self._chunks(tx, space, stored)
-            counts.update(self._entities(tx, space, stored))
             if self.config.stage_vectors:
                 self._stage_vectors(tx, space, stored)
+        return counts
+
+    def _link_next(self, tx: Tx, space: str, pairs: Sequence[tuple[Item, Item]]) -> None:
+        """NEXT links between consecutive turns: created outright where either end is new
+        (it has no links yet), merged between two memories that already existed."""
+        new = [[a.id, b.id] for a, b in pairs if not (a.existing and b.existing)]
+        old = [[a.id, b.id] for a, b in pairs if a.existing and b.existing]
+        if new:
+            tx.run("ingest/create_next", space=space, pairs=new)
+        if old:
+            tx.run("ingest/link_next", space=space, pairs=old)
+
+    def _write_derived(self, tx: Tx, space: str, items: list[Item], later: int = 0) -> Counter[str]:
+        """The stored items' entities and facts, and the gate's merges (what the analysis
+        found); ``later`` memories of the transaction belong to sessions after these items."""
+        stored = [it for it in items if it.stored]
+        counts = Counter[str]()
+        if stored:
+            counts.update(self._entities(tx, space, stored, later))
             counts.update(self._facts(tx, space, stored))
         merges = [
             {"target": it.gate.merge_target}
@@ -163,7 +197,7 @@ class Writer:
         if merges:
             tx.run("ingest/note_restatements", space=space, merges=merges)
             counts["merged"] = len(merges)
-        return {k: v for k, v in counts.items() if v}
+        return counts
 
     def _memories(self, tx: Tx, space: str, stored: list[Item]) -> int:
         rows = []
@@ -222,7 +256,7 @@ class Writer:
             created += int(res[0]["chunks"]) if res else 0
         return created
 
-    def _entities(self, tx: Tx, space: str, stored: list[Item]) -> dict[str, int]:
+    def _entities(self, tx: Tx, space: str, stored: list[Item], later: int) -> dict[str, int]:
         cfg = self.config.entities
         keys = sorted({m.key for it in stored for m in it.mentions})
         if not keys:
@@ -239,7 +273,7 @@ class Writer:
             [MemoryMentions(it.id, it.event_time, it.mentions) for it in stored],
             known,
             candidates,
-            int(state["memories"]),
+            int(state["memories"]) - later,
             cfg,
         )
         counts: dict[str, int] = {}

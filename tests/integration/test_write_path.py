@@ -208,7 +208,7 @@ def test_unknown_space_is_404(client):
 
 def test_batch_is_all_or_nothing(client, space, monkeypatch):
     """A failure inside the transaction (after memories and entities were written) leaves
-    nothing behind; so does a failure of the analysis that runs beside encoding."""
+    nothing behind; so does a failure of the analysis that runs beside the memory writes."""
     from pipelines.ingest import analyse
     from pipelines.ingest.writer import Writer
 
