@@ -44,6 +44,14 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     return name, override_tree(rest.split(","))
 
 
+def gold_ids(conversation: str, evidence: Sequence[str], setting: str) -> set[str]:
+    """The memory ids of a question's evidence turns: in the ``scale`` setting every
+    conversation shares one space and its ids carry ``<conversation id>:``
+    (:mod:`benchmarks.runner`)."""
+    prefix = f"{conversation}:" if setting == "scale" else ""
+    return {f"{prefix}{e}" for e in evidence}
+
+
 def score(gold: set[str], ids: Sequence[str]) -> tuple[bool, bool]:
     shown = set(ids)
     return bool(gold & shown), gold <= shown
@@ -126,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for q in conv.questions:
                     if not q.evidence:
                         continue
-                    gold = set(q.evidence)
+                    gold = gold_ids(conv.id, q.evidence, args.setting)
                     for name, assembler in assemblers.items():
                         for budget in args.budgets:
                             fields: dict[str, Any] = {

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks.context_sweep import parse_variant, score
+from benchmarks.context_sweep import gold_ids, parse_variant, score
 
 
 def test_variant_overrides_are_json_values_or_strings():
@@ -66,3 +66,8 @@ def test_phase_two_is_credited_only_with_the_gold_it_included():
         "ppr_gold": 1,
         "phase2_only_gold": 1,
     }
+
+
+def test_gold_ids_carry_the_conversation_prefix_in_the_scale_setting() -> None:
+    assert gold_ids("conv-26", ["D1:3", "D2:1"], "per-conversation") == {"D1:3", "D2:1"}
+    assert gold_ids("conv-26", ["D1:3"], "scale") == {"conv-26:D1:3"}
