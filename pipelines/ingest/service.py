@@ -454,24 +454,21 @@ class Ingestor:
         pool: ThreadPoolExecutor,
         deadline: Deadline | None = None,
     ) -> Callable[[], None]:
-        """Gate off: encode the new items, start their analysis in ``pool`` and return what
-        waits for it (idempotent: a retried transaction calls it again)."""
+        """Gate off: encode the new items, start their analysis (and the embedding of the
+        standing statements it finds) in ``pool`` and return what waits for it (it re-raises
+        a failure; a retried transaction may call it again)."""
         new = [it for it in items if not it.existing]
         if not new:
             return _done
         stop = deadline.check if deadline is not None else None
         self.encoder.encode(new, stop)
         _store_verbatim(new, options)
-        analysis = pool.submit(self.analyser.analyse, new, stop)
-        finished: list[bool] = []
 
-        def analysed() -> None:
-            analysis.result()  # re-raises a failure of the analysis
-            if not finished:
-                self._standing_vectors(new)
-                finished.append(True)
+        def analyse() -> None:
+            self.analyser.analyse(new, stop)
+            self._standing_vectors(new)
 
-        return analysed
+        return pool.submit(analyse).result
 
     def _standing_vectors(self, new: list[Item]) -> None:
         """Embeddings of the standing statements found in ``new`` (and of their conditions)."""
