@@ -45,6 +45,7 @@ def engine_settings(s: Settings) -> EngineSettings:
         ),
         embedding_model_path=s.embedding_model_path,
         embedding_batch_size=s.embedding_batch_size,
+        embedding_batch_pieces=s.embedding_batch_pieces,
         query_encoder=s.query_encoder,
         model_cache_dir=s.model_cache_dir,
         spacy_model=s.spacy_model,

@@ -87,6 +87,12 @@ class Settings(BaseSettings):
         None, description="sentence-transformers model dir (default: packaged all-MiniLM-L6-v2)."
     )
     embedding_batch_size: int = Field(64, ge=1, le=1024, description="Embedding batch size.")
+    embedding_batch_pieces: int = Field(
+        2048,
+        ge=256,
+        le=65_536,
+        description="Padded word pieces per batch when ingest embeds (texts × the longest).",
+    )
     token_cache_mb: int = Field(
         64,
         ge=0,

@@ -28,6 +28,8 @@ class EngineSettings:
     graph: GraphConfig = field(default_factory=GraphConfig)
     embedding_model_path: str | None = None
     embedding_batch_size: int = 64
+    #: padded word pieces per batch when ingest embeds (pipelines.models.batching)
+    embedding_batch_pieces: int = 2048
     query_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.query_encoder
     model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL
@@ -49,6 +51,7 @@ def load_models(settings: EngineSettings) -> Models:
     embedder, s_emb = load_embedder(
         settings.embedding_model_path,
         settings.embedding_batch_size,
+        batch_pieces=settings.embedding_batch_pieces,
         query_encoder=settings.query_encoder,
         cache_dir=settings.model_cache_dir,
     )

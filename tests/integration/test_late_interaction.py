@@ -241,3 +241,23 @@ def test_the_token_cache_changes_no_result_and_goes_with_the_space(client, engin
     assert first == again == uncached
     assert client.delete(f"/v1/spaces/{space_id}").status_code == 200
     assert cache.held(space_id) == 0
+
+
+def test_batches_by_word_pieces_give_the_vectors_of_one_text_at_a_time(models):
+    """Texts of very different lengths, cut into many small batches by padded word pieces,
+    get the vectors and token vectors each would get alone."""
+    emb = models.embedder
+    texts = [("word " * n).strip() + f" {n}" for n in (1, 300, 7, 40, 2, 120, 3, 60, 9, 15)]
+    alone = [emb.encode_with_tokens([t] * 9) for t in texts]  # 9 > direct_max: PyTorch
+    saved = emb.batch_pieces, emb.batch_texts
+    emb.batch_pieces, emb.batch_texts = 300, 3
+    try:
+        vectors, tokens = emb.encode_with_tokens(texts)
+    finally:
+        emb.batch_pieces, emb.batch_texts = saved
+    assert vectors.shape == (len(texts), emb.dimensions)
+    for i, (vec, tok) in enumerate(alone):
+        assert np.abs(vectors[i] - vec[0]).max() < 1e-4
+        assert tokens[i].shape == tok[0].shape
+        assert np.abs(tokens[i] - tok[0]).max() < 1e-4
+    assert np.abs(vectors - emb.encode(texts)).max() < 1e-4
