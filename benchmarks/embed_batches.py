@@ -6,13 +6,13 @@
 For the first conversations of each dataset, the texts ingest embeds
 (:func:`benchmarks.perf_ingest.embedded_texts`) go through ingest's own forward pass
 (:class:`pipelines.ingest.encode.ChunkEncoder`, sentence and token vectors) once per variant,
-variants interleaved per conversation and repeated, so that the machine's drift falls on all of
-them alike; ``bare`` is the sentence-transformers ``encode`` the ingest benchmark compares
-against (sentence vectors only, 64 texts per batch). ``texts:N`` batches N texts at a time,
-longest first; ``pieces:N/T`` fills a batch up to N padded word pieces and T texts (256 when
-T is not given).
-Seconds are summed per dataset, with the median ratio to ``texts:64`` per conversation and the
-load average before each conversation.
+variants interleaved per conversation and repeated, each round starting one variant later, so
+that the machine's drift falls on all of them alike. ``bare`` is the sentence-transformers
+``encode`` that the ingest benchmark compares against (sentence vectors only, 64 texts per
+batch); ``texts:N`` batches N texts at a time, longest first; ``pieces:N/T`` fills a batch up
+to N padded word pieces and T texts (256 when T is not given). Seconds are summed per dataset,
+with the median ratio to ``texts:64`` per conversation and the load average before each
+conversation.
 """
 
 from __future__ import annotations
@@ -56,8 +56,11 @@ def run_dataset(
         texts_n += len(inputs)
         loads.append((machine.load_average() or [0.0])[0])
         per: dict[str, float] = {v: 0.0 for v in seconds}
-        for _ in range(args.repeats):
-            for variant in [*variants, "bare"]:
+        every = [*variants, "bare"]
+        for r in range(args.repeats):
+            # Each round starts one variant later, so that no variant always runs first.
+            shift = (r + len(loads) - 1) % len(every)
+            for variant in every[shift:] + every[:shift]:
                 t0 = time.perf_counter()
                 if variant == "bare":
                     emb.encode(inputs)
