@@ -1,6 +1,6 @@
 """How ingest's encoder batches texts: fixed texts per batch against padded word pieces.
 
-    python -m benchmarks.embed_batches [--datasets locomo beam] [--conversations 4]
+    python -m benchmarks.embed_batches [--datasets locomo beam] [--conversations 4 1]
         [--variants texts:64 pieces:1024 pieces:2048/32 pieces:4096/32] [--repeats 2]
 
 For the first conversations of each dataset, the texts ingest embeds
@@ -42,7 +42,7 @@ def parse_variant(text: str) -> tuple[int, int]:
 
 
 def run_dataset(
-    name: str, dataset: Any, variants: Sequence[str], args: Any, enc: Any
+    name: str, dataset: Any, variants: Sequence[str], conversations: int, args: Any, enc: Any
 ) -> dict[str, Any]:
     from benchmarks.perf_ingest import embedded_texts
     from benchmarks.sut import corpus_sessions
@@ -51,7 +51,7 @@ def run_dataset(
     seconds: dict[str, float] = {v: 0.0 for v in [*variants, "bare"]}
     ratios: dict[str, list[float]] = {v: [] for v in [*variants, "bare"]}
     loads, texts_n = [], 0
-    for conv in list(dataset.conversations)[: args.conversations]:
+    for conv in list(dataset.conversations)[:conversations]:
         inputs = embedded_texts(enc, corpus_sessions(conv.sessions))
         texts_n += len(inputs)
         loads.append((machine.load_average() or [0.0])[0])
@@ -73,7 +73,7 @@ def run_dataset(
             ratios[v].append(s / per[BASELINE])
         print(f"{name} {conv.id}: " + " ".join(f"{v}={s:.1f}s" for v, s in per.items()), flush=True)
     return {
-        "conversations": min(args.conversations, len(dataset.conversations)),
+        "conversations": min(conversations, len(dataset.conversations)),
         "texts": texts_n,
         "seconds": {v: round(s, 2) for v, s in seconds.items()},
         "ratio_to_baseline": {v: round(s / seconds[BASELINE], 3) for v, s in seconds.items()},
@@ -116,7 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.embed_batches")
     p.add_argument("--datasets", nargs="+", default=["locomo", "beam"])
-    p.add_argument("--conversations", type=int, default=4)
+    p.add_argument(
+        "--conversations",
+        nargs="+",
+        type=int,
+        default=[4, 1],
+        help="conversations of each dataset, in the order of --datasets (the last one repeats)",
+    )
     p.add_argument(
         "--variants",
         nargs="+",
@@ -137,7 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     enc = ChunkEncoder(emb, DEFAULT_INGEST_CONFIG)
     enc._forward(["warm up"] * 64)
     started, load0 = machine.now_iso(), machine.load_average()
-    rows = {name: run_dataset(name, ds, variants, args, enc) for name, ds in datasets}
+    wanted = args.conversations + [args.conversations[-1]] * len(args.datasets)
+    counts = {name: wanted[i] for i, name in enumerate(args.datasets)}
+    rows = {name: run_dataset(name, ds, variants, counts[name], args, enc) for name, ds in datasets}
     result = {
         "name": args.name,
         "command": "python -m benchmarks.embed_batches " + shlex.join(sys.argv[1:]),
