@@ -142,14 +142,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     emb, _ = load_embedder()
     enc = ChunkEncoder(emb, DEFAULT_INGEST_CONFIG)
     enc._forward(["warm up"] * 64)
-    started, load0 = machine.now_iso(), machine.load_average()
+    started, load0, code = machine.now_iso(), machine.load_average(), machine.code_version()
     wanted = args.conversations + [args.conversations[-1]] * len(args.datasets)
     counts = {name: wanted[i] for i, name in enumerate(args.datasets)}
     rows = {name: run_dataset(name, ds, variants, counts[name], args, enc) for name, ds in datasets}
     result = {
         "name": args.name,
         "command": "python -m benchmarks.embed_batches " + shlex.join(sys.argv[1:]),
-        "code": machine.code_version(),
+        "code": code,
         "machine": machine.record(load0),
         "started": started,
         "ended": machine.now_iso(),

@@ -1,9 +1,10 @@
 """Batches for the embedding model, sized by padded word pieces rather than by texts.
 
 A batch costs the model about its padded size (texts × the longest one's word pieces), so a
-fixed number of texts per batch is too many for long texts and too few for short ones. Texts
-are taken longest first (little padding) into batches whose padded size stays within a
-budget; a text longer than the budget is a batch of its own.
+fixed number of texts per batch suits one length only: 64 texts of 256 pieces is a batch eight
+times the size of 64 texts of 32. Texts are taken longest first (little padding) into batches
+whose padded size stays within a budget, with a cap on texts; a text longer than the budget is
+a batch of its own (``benchmarks/embed_batches.py`` compares budgets on both datasets).
 """
 
 from __future__ import annotations
