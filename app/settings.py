@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.admission import DEFAULT_LIMITS, parse_limits
+from pipelines.models.batching import DEFAULT_BATCH_PIECES
 
 
 class ApiKey:
@@ -88,7 +89,7 @@ class Settings(BaseSettings):
     )
     embedding_batch_size: int = Field(64, ge=1, le=1024, description="Embedding batch size.")
     embedding_batch_pieces: int = Field(
-        2048,
+        DEFAULT_BATCH_PIECES,
         ge=256,
         le=65_536,
         description="Padded word pieces per batch when ingest embeds (texts × the longest).",

@@ -15,6 +15,7 @@ import graph_schema
 from pipelines import schema_data
 from pipelines.graph import GraphConfig, GraphStore
 from pipelines.models import ModelStatus
+from pipelines.models.batching import DEFAULT_BATCH_PIECES
 from pipelines.models.embeddings import Embedder, load_embedder
 from pipelines.models.nlp import DEFAULT_SPACY_MODEL, load_nlp
 from pipelines.models.reranker import FlashRankReranker, RerankerSettings, load_reranker
@@ -29,7 +30,7 @@ class EngineSettings:
     embedding_model_path: str | None = None
     embedding_batch_size: int = 64
     #: padded word pieces per batch when ingest embeds (pipelines.models.batching)
-    embedding_batch_pieces: int = 2048
+    embedding_batch_pieces: int = DEFAULT_BATCH_PIECES
     query_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.query_encoder
     model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL

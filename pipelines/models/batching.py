@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["piece_batches"]
+__all__ = ["DEFAULT_BATCH_PIECES", "DEFAULT_BATCH_TEXTS", "piece_batches"]
+
+#: Padded word pieces and texts per batch when ingest embeds (``benchmarks.embed_batches``).
+DEFAULT_BATCH_PIECES = 2048
+DEFAULT_BATCH_TEXTS = 32
 
 
 def piece_batches(lengths: Sequence[int], max_pieces: int, max_texts: int) -> list[list[int]]:

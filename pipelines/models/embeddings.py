@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from pipelines.models import ModelStatus
-from pipelines.models.batching import piece_batches
+from pipelines.models.batching import DEFAULT_BATCH_PIECES, DEFAULT_BATCH_TEXTS, piece_batches
 from pipelines.models.late_interaction import batch_token_vectors, token_roles, token_vectors
 from pipelines.models.query_encoder import (
     OnnxQueryEncoder,
@@ -73,8 +73,8 @@ class SentenceTransformerEmbedder:
         path: str | Path | None = None,
         batch_size: int = 64,
         *,
-        batch_pieces: int = 2048,
-        batch_texts: int = 32,
+        batch_pieces: int = DEFAULT_BATCH_PIECES,
+        batch_texts: int = DEFAULT_BATCH_TEXTS,
         query_encoder: str = "onnx",
         cache_dir: str | Path | None = None,
     ) -> None:
@@ -207,9 +207,11 @@ class SentenceTransformerEmbedder:
                 }
                 out = self._model(features)
                 sent = torch.nn.functional.normalize(out["sentence_embedding"], p=2, dim=1)
-                lengths = features["attention_mask"].sum(dim=1).tolist()
                 rows = batch_token_vectors(
-                    out["token_embeddings"].numpy(), features["input_ids"].numpy(), lengths, roles
+                    out["token_embeddings"].numpy(),
+                    features["input_ids"].numpy(),
+                    [pieces[i] for i in chunk],
+                    roles,
                 )
                 vectors[chunk] = sent.numpy()
                 for row, i in enumerate(chunk):
@@ -259,7 +261,7 @@ def load_embedder(
     path: str | None = None,
     batch_size: int = 64,
     *,
-    batch_pieces: int = 2048,
+    batch_pieces: int = DEFAULT_BATCH_PIECES,
     query_encoder: str = "onnx",
     cache_dir: str | None = None,
 ) -> tuple[Embedder, ModelStatus]:
