@@ -8,8 +8,8 @@ The product presets (what a request can name, ``preset`` in the recall body):
   expressions), send the embedding-free signals and the session-level search ahead, embed,
   gather every signal's candidates, fuse them (weighted RRF, boosts, the question prior),
   rerank, lift by session documents, late interaction for memories and for sessions, MMR
-  selection with session novelty, time order for event-order questions (``order="auto"``),
-  abstention, touch.
+  selection with session novelty, the replies to a summary request's best results, time
+  order for event-order questions (``order="auto"``), abstention, touch.
 * ``fast``: ``full`` without late interaction (at either level): no token vectors read.
 * ``dense``: vector similarity only, for debugging.
 
@@ -34,6 +34,7 @@ from pipelines.recall.steps.embeddings import Embeddings
 from pipelines.recall.steps.fuse import Fuse
 from pipelines.recall.steps.late_interaction import LateInteraction
 from pipelines.recall.steps.order import Order
+from pipelines.recall.steps.replies import Replies
 from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
 from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
@@ -128,6 +129,7 @@ FULL = RecallPreset(
         SessionLateInteraction(),
         Embeddings(),
         Select(session_novelty=True),
+        Replies(),
         Order(event_order=True),
         Abstain(),
         Touch(),

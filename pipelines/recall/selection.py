@@ -170,3 +170,21 @@ def mmr_select(
             novelty[codes == codes[best]] = group_penalty
         penalty = np.maximum(penalty, np.clip(unit @ unit[best], 0.0, 1.0))
     return picks
+
+
+def with_replies(results: Sequence[T], replies: dict[T, T], requests: int, k: int) -> list[T]:
+    """``results`` with the reply to each of its first ``requests`` items (``replies`` maps
+    an item to the turn that answers it) placed right after that item, moved up if it is
+    further down; cut to ``k``."""
+    head = set(results[:requests])
+    added = {replies[r] for r in head if r in replies}
+    out: list[T] = []
+    for item in results:
+        if item in added and item not in out and item not in head:
+            continue  # it comes after its request instead
+        if item not in out:
+            out.append(item)
+        reply = replies.get(item)
+        if item in head and reply is not None and reply not in out:
+            out.append(reply)
+    return out[:k]

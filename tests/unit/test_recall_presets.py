@@ -46,6 +46,7 @@ def test_full_runs_every_step_in_order() -> None:
         "session_late_interaction",
         "embeddings",
         "select",
+        "replies",
         "order",
         "abstain",
         "touch",

@@ -1,0 +1,26 @@
+// The reply to each of $ids: the next turn of its conversation (NEXT) when someone else said
+// it (another role, or another speaker of the same role), passing the request's filters, in the shape of recall/candidates (one row per reply,
+// `request` naming the turn it answers), with its embedding when $with_embeddings.
+UNWIND $ids AS id
+MATCH (q:Memory {space: $space, id: id})-[:NEXT]->(m:Memory)
+WHERE m.space = $space AND m.status IN $statuses
+  AND (m.role <> q.role OR toLower(m.speaker) <> toLower(q.speaker))
+  AND ($time_from IS NULL OR m.event_time >= $time_from)
+  AND ($time_to IS NULL OR m.event_time <= $time_to)
+  AND ($roles IS NULL OR m.role IN $roles)
+  AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
+  AND ($kinds IS NULL OR m.kind IN $kinds)
+  AND ($stages IS NULL OR m.stage_id IN $stages)
+  AND ($sessions IS NULL OR m.session_id IN $sessions)
+  AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
+  AND NOT m.id IN $exclude_ids
+RETURN q.id AS request, m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role,
+       m.kind AS kind, m.session_id AS session_id, m.turn_index AS turn_index,
+       m.stage_id AS stage_id,
+       m.event_time.epochSeconds * 1000000 + m.event_time.microsecond AS event_time_us,
+       m.ingested_at.epochSeconds * 1000000 + m.ingested_at.microsecond AS ingested_at_us,
+       m.heat AS heat,
+       m.last_access.epochSeconds * 1000000 + m.last_access.microsecond AS last_access_us,
+       m.access_count AS access_count, m.status AS status, null AS named_speaker_session,
+       [] AS hits, coalesce(m.chunk_count, 0) AS chunk_count,
+       CASE WHEN $with_embeddings THEN m.embedding END AS embedding
