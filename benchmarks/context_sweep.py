@@ -3,7 +3,8 @@ budget for each set of :class:`~pipelines.assemble.config.AssemblyConfig` overri
 
     python -m benchmarks.context_sweep --dataset beam --result RUN.json --neo4j-uri bolt://... \\
         [--setting per-conversation|scale] [--budgets 1000 2000 4000] \\
-        [--variant NAME=FIELD=VALUE,FIELD=VALUE ...] [--phases] [--out rows.json]
+        [--variant NAME=FIELD=VALUE,FIELD=VALUE ...] [--phases] [--conversations N] \\
+        [--out rows.json]
 
 A run with ``--keep-spaces`` leaves one space per conversation; its result JSON names them.
 Every question with evidence is assembled again, as the harness does (``headroom`` 1.0, no
@@ -94,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--setting", default="per-conversation", choices=["per-conversation", "scale"])
     p.add_argument("--phases", action="store_true", help="measure what Phase 2 brings")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--conversations", type=int, default=None, help="the first N only")
     args = p.parse_args(argv)
 
     from benchmarks.instance import start_engine
@@ -127,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from tqdm import tqdm
 
-        convs = [c for c in dataset.conversations if c.id in spaces]
+        convs = [c for c in dataset.conversations if c.id in spaces][: args.conversations]
         total = sum(1 for c in convs for q in c.questions if q.evidence)
         with tqdm(total=total, desc="questions", unit="q") as bar:
             for conv in convs:
