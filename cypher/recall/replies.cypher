@@ -1,6 +1,7 @@
 // The reply to each of $ids: the next turn of its conversation (NEXT) when someone else said
-// it (another role, or another speaker of the same role), passing the request's filters, in the shape of recall/candidates (one row per reply,
-// `request` naming the turn it answers), with its embedding when $with_embeddings.
+// it (another role, or another speaker of the same role), passing the request's filters; one
+// row per reply in the shape of recall/candidates, `request` naming the turn it answers, with
+// its embedding when $with_embeddings.
 UNWIND $ids AS id
 MATCH (q:Memory {space: $space, id: id})-[:NEXT]->(m:Memory)
 WHERE m.space = $space AND m.status IN $statuses

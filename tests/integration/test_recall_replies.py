@@ -1,6 +1,7 @@
 """Step ``replies``: a summary request brings the reply to each of its best results right
-after it (the next turn, said by the other role); the request's filters still hold, other
-intents are left alone, and nothing comes from another space."""
+after it (the next turn, said by someone else: the other role, or the other person of a
+two-person chat); the request's filters still hold, other intents are left alone, and nothing
+comes from another space."""
 
 from __future__ import annotations
 
