@@ -26,6 +26,7 @@ VECTOR_INDEXES = (
     "chunk_embedding",
     "entity_embedding",
     "stage_embedding",
+    "fact_embedding",
 )
 #: Migrations that need a data step from the caller (see :func:`apply`).
 DATA_STEP_MIGRATIONS = frozenset({"0004_memory_text_space", "0005_session_text"})

@@ -16,9 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# Property tests check behaviour, not speed (speed is a benchmark): on a shared, loaded
+# machine a per-example deadline only makes them flaky.
+settings.register_profile("mnemograph", deadline=None)
+settings.load_profile("mnemograph")
 
 
 def _free_port() -> int:

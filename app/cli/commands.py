@@ -18,6 +18,7 @@ JOBS = [
     "schemas",
     "upkeep",
     "token_vectors",
+    "fact_vectors",
     "retention",
 ]
 

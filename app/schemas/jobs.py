@@ -42,7 +42,15 @@ __all__ = [
 ]
 
 JobName = Literal[
-    "decay", "merge", "supersede", "communities", "schemas", "upkeep", "token_vectors", "retention"
+    "decay",
+    "merge",
+    "supersede",
+    "communities",
+    "schemas",
+    "upkeep",
+    "token_vectors",
+    "fact_vectors",
+    "retention",
 ]
 
 

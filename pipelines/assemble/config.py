@@ -193,6 +193,33 @@ class AssemblyConfig(BaseModel):
         ge=8,
         description="Tokens a compact record's text may use (its time and speaker come on top).",
     )
+    facts_share: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=0.5,
+        description="Share of a flat context's room that atomic facts (pipelines.assemble.facts) "
+        "may take: the facts closest to the query whose turns the records do not show, in a "
+        "section of their own before the records, each naming its turn. What they leave goes "
+        "to the records. 0 leaves facts out.",
+    )
+    facts_k: int = Field(
+        default=64,
+        ge=0,
+        le=1000,
+        description="Facts read per context (the closest to the query), before choosing those "
+        "that fit 'facts_share'.",
+    )
+    facts_per_memory: int = Field(
+        default=1,
+        ge=1,
+        description="Facts shown per turn at most: the tier covers many turns, one clause each.",
+    )
+    facts_exact_max: int = Field(
+        default=20_000,
+        ge=0,
+        description="A space with at most this many facts is scanned exactly; a larger one is "
+        "searched through the fact_embedding vector index (over-fetched, post-filtered).",
+    )
     flat_pool_factor: float = Field(
         default=4.0,
         ge=1.0,

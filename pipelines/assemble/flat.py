@@ -9,18 +9,22 @@ not all fit whole, the best ranked fill ``1 - compact_share`` of the room whole 
 memories after them show their best matching sentence (:mod:`pipelines.assemble.compact`).
 When recalled memories are left out, a line after the records says how many. Stage summaries,
 when the caller passes them (a question asking for a summary), take their room first and come
-in a section of their own after the records.
+in a section of their own after the records. Facts (:mod:`pipelines.assemble.facts`), when the
+caller passes them, take up to ``facts_share`` of the room in a section before the records:
+the records are packed into what that leaves, the facts of turns not shown chosen, and the
+records packed again into what the chosen facts leave.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipelines.assemble.blocks import RECORDS_TAG
 from pipelines.assemble.compact import compact_text, query_terms
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot
+from pipelines.assemble.facts import FACTS_HEADER, Fact, choose_facts, fact_items, facts_text
 from pipelines.assemble.items import (
     Evidence,
     Item,
@@ -35,7 +39,7 @@ from pipelines.assemble.items import (
 from pipelines.assemble.recalls import SpaceRecall, space_recall
 from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout, section_text
 from pipelines.assemble.report import FlatPhase, ItemReport
-from pipelines.assemble.request import FLAT_SECTION
+from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION
 from pipelines.assemble.run import Run
 from pipelines.assemble.sections import SectionKind, pack_to_budget, top_up
 from pipelines.recall.query import extract_keywords
@@ -117,11 +121,14 @@ def _tiered(
 
 @dataclass(frozen=True)
 class FlatContext:
-    """The flat section decomposed into the prompt: its layout, the records kept (display
-    order), the decomposer's result, and the phase report without its ``included`` count."""
+    """The flat sections decomposed into the prompt: the layout, the records kept (display
+    order), the facts kept (their items, and each one's turn), the decomposer's result, and
+    the phase report without its ``included`` count."""
 
     layout: Layout
     kept: list[Item]
+    facts: list[Item]
+    fact_sources: dict[str, str]
     result: DecomposedPrompt
     phase: FlatPhase
 
@@ -138,30 +145,26 @@ def flat_recall(run: Run, recalled: SpaceRecall | None = None) -> tuple[SpaceRec
     return recalled, reused
 
 
-def flat_context(
-    run: Run, recalled: SpaceRecall, reused: bool, summaries: Sequence[Item] = ()
-) -> FlatContext:
-    """Whole-space recall packed into the budget and decomposed; ``summaries`` (stage summary
-    blocks) come in a section of their own after the records, their room taken first."""
-    cfg = run.config
-    keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
-    lay = layout(run, keys)
-    summary_text = section_text(SectionKind.STAGE_SUMMARIES, summaries, None) if summaries else ""
-    budget = max(0, lay.section_budget - run.est.count(summary_text))
-    room = max(0, _room(run, lay) - run.est.count(summary_text))
-    k = recalled.k
-    items = [
-        memory_item(
-            h,
-            Evidence(rank=n + 1),
-            run.est,
-            with_stage=cfg.flat_stage_provenance,
-            chunks_shown=cfg.long_memory_chunks,
-        )
-        for n, h in enumerate(recalled.hits)
-    ]
-    retime(cfg.record_time_precision, run.est, items)
-    items, compacted = _tiered(run, recalled.hits, items, room)
+@dataclass(frozen=True)
+class _Records:
+    """The records packed into some room: the candidates (some compact), the positions
+    chosen, those shown compact, and the section's text."""
+
+    items: list[Item]
+    chosen: list[int]
+    compacted: set[int]
+    text: str
+
+    def ids(self) -> set[str]:
+        return {self.items[n].id for n in self.chosen}
+
+
+def _records(
+    run: Run, recalled: SpaceRecall, candidates: list[Item], room: int, budget: int
+) -> _Records:
+    """The records of ``candidates`` (rank order) that ``room`` holds, topped up while the
+    section's text fits ``budget``."""
+    items, compacted = _tiered(run, recalled.hits, candidates, room)
     sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
     packed = pack_to_budget(sizes, room, groups)
@@ -185,10 +188,96 @@ def flat_context(
         packed.kept,
         lambda picked: run.est.count(text_of(picked)) <= budget,
     )
-    kept = grouped(records_of(chosen))
-    slots = [Slot(lay.keys[0], text_of(chosen), cfg.section_priorities[0], "memory_blocks")]
+    return _Records(items, sorted(chosen), compacted, text_of(chosen))
+
+
+def _with_facts(
+    run: Run, recalled: SpaceRecall, candidates: list[Item], facts: Sequence[Fact], lay: Layout
+) -> tuple[_Records, list[Item], dict[str, str]]:
+    """Records and facts in ``lay``'s room (facts first, up to ``facts_share``): the records
+    packed into what the share leaves, the facts of the turns they do not show, then the
+    records packed again into what those facts leave (facts whose turn they then show are
+    dropped). The second packing is skipped when the facts leave less than a compact record."""
+    cfg = run.config
+    room, budget = _room(run, lay), lay.section_budget
+    share = int(room * cfg.facts_share)
+    first = _records(run, recalled, candidates, room - share, budget - share)
+    rendered = {i.id: i for i in fact_items(run, facts)}
+    header = run.est.count(FACTS_HEADER) + 1
+
+    def cost(fact: Fact) -> int:
+        item = rendered[fact.id]
+        return item.tokens + item.group_tokens
+
+    chosen = choose_facts(facts, first.ids(), share - header, cfg.facts_per_memory, cost)
+    used = run.est.count(facts_text(_fact_order(recalled, [rendered[f.id] for f in chosen])))
+    records = first
+    if share - used - 1 >= cfg.compact_record_tokens:  # room enough for another record
+        records = _records(run, recalled, candidates, room - used - 1, budget - used - 1)
+    shown = records.ids()
+    kept = [f for f in chosen if f.source_id not in shown]
+    items = _fact_order(recalled, [rendered[f.id] for f in kept])
+    return records, items, {f.id: f.source_id for f in kept}
+
+
+def _fact_order(recalled: SpaceRecall, items: Sequence[Item]) -> list[Item]:
+    return grouped(display_order(items, recalled.time_order))
+
+
+def flat_context(
+    run: Run,
+    recalled: SpaceRecall,
+    reused: bool,
+    summaries: Sequence[Item] = (),
+    facts: Sequence[Fact] = (),
+) -> FlatContext:
+    """Whole-space recall packed into the budget and decomposed; ``summaries`` (stage summary
+    blocks) come in a section of their own after the records, their room taken first;
+    ``facts`` (best first) in one before them, when some turn the records leave out has one."""
+    cfg = run.config
+    keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
+    summary_text = section_text(SectionKind.STAGE_SUMMARIES, summaries, None) if summaries else ""
+    summary_tokens = run.est.count(summary_text)
+    candidates = [
+        memory_item(
+            h,
+            Evidence(rank=n + 1),
+            run.est,
+            with_stage=cfg.flat_stage_provenance,
+            chunks_shown=cfg.long_memory_chunks,
+        )
+        for n, h in enumerate(recalled.hits)
+    ]
+    retime(cfg.record_time_precision, run.est, candidates)
+    fact_list: list[Item] = []
+    sources: dict[str, str] = {}
+    records: _Records | None = None
+    if facts:
+        lay = layout(run, [SLOT_OF[FACTS_SECTION], *keys])
+        fit = _less(lay, summary_tokens)
+        records, fact_list, sources = _with_facts(run, recalled, candidates, facts, fit)
+        if not fact_list:
+            records = None
+    if records is None:
+        lay = layout(run, keys)
+        fit = _less(lay, summary_tokens)
+        records = _records(run, recalled, candidates, _room(run, fit), fit.section_budget)
+    items, chosen = records.items, records.chosen
+    kept = grouped(display_order([items[n] for n in chosen], recalled.time_order))
+    slots = [Slot(SLOT_OF[FLAT_SECTION], records.text, cfg.section_priorities[0], "memory_blocks")]
+    if fact_list:
+        slots.insert(
+            0,
+            Slot(
+                SLOT_OF[FACTS_SECTION],
+                facts_text(fact_list),
+                cfg.section_priorities[1],
+                "memory_blocks",
+            ),
+        )
     if summaries:
-        slots.append(Slot(lay.keys[1], summary_text, cfg.section_priorities[2], "memory_blocks"))
+        summary_slot = SLOT_OF[SUMMARIES_SECTION]
+        slots.append(Slot(summary_slot, summary_text, cfg.section_priorities[2], "memory_blocks"))
     result = decompose_prompt(run, lay.template, slots)
     run.clock.lap("decompose")
     phase = FlatPhase(
@@ -197,10 +286,15 @@ def flat_context(
         dropped=len(items) - len(kept),
         intent=recalled.intent,
         recall="reused whole-space recall" if reused else "recalled",
-        recall_k=k,
-        compact=sum(1 for n in chosen if n in compacted),
+        recall_k=recalled.k,
+        compact=sum(1 for n in chosen if n in records.compacted),
         included=0,
     )
     if run.explain:
         phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
-    return FlatContext(lay, kept, result, phase)
+    return FlatContext(lay, kept, fact_list, sources, result, phase)
+
+
+def _less(lay: Layout, tokens: int) -> Layout:
+    """``lay`` with ``tokens`` of its section budget already taken (the stage summaries)."""
+    return replace(lay, section_budget=max(0, lay.section_budget - tokens))

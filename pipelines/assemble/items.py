@@ -42,6 +42,7 @@ __all__ = [
     "grouped",
     "memory_item",
     "one_line",
+    "record_item",
     "records_text",
     "retime",
     "span_text",
@@ -178,6 +179,22 @@ def memory_item(
         detail=detail,
         moment=moment,
     )
+    _render(item, record, est)
+    return item
+
+
+def record_item(
+    id: str,
+    content: str,
+    speaker: str | None,
+    moment: datetime | None,
+    score: float | None,
+    est: TokenEstimator,
+) -> Item:
+    """A record that is not a recalled memory (a fact): ``[when] who: content``."""
+    when = as_utc(moment)
+    record = MemoryRecord(id=id, content=content, speaker=speaker, time=short_time(when))
+    item = Item(id=id, block="", tokens=0, score=score, moment=when)
     _render(item, record, est)
     return item
 

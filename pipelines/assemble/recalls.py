@@ -21,7 +21,15 @@ from pipelines.recall.request import MAX_K, PresetName
 from pipelines.recall.selection import mmr_select
 from pipelines.recall.service import RecallFilters, RecallHit, RecallRequest
 
-__all__ = ["PHASE_PRESET", "SPACE_PRESET", "SpaceRecall", "own_stage", "space_recall", "valid"]
+__all__ = [
+    "PHASE_PRESET",
+    "SPACE_PRESET",
+    "SpaceRecall",
+    "own_stage",
+    "space_recall",
+    "valid",
+    "valid_ids",
+]
 
 PHASE_PRESET: PresetName = "full"
 """Preset of Phase 1's recall within the current stage."""
@@ -69,15 +77,22 @@ def valid(run: Run, hits: Sequence[RecallHit]) -> list[RecallHit]:
     """With ``as_of``: only the hits valid then (existing, not yet superseded)."""
     if run.as_of is None or not hits:
         return list(hits)
+    ok = valid_ids(run, [h.id for h in hits])
+    return [h for h in hits if h.id in ok]
+
+
+def valid_ids(run: Run, ids: Sequence[str]) -> set[str]:
+    """Which of the memories ``ids`` were valid at ``as_of`` (all of them without it)."""
+    if run.as_of is None or not ids:
+        return set(ids)
     rows = run.store.read(
         "assemble/valid_at",
         space=run.space,
-        ids=[h.id for h in hits],
+        ids=list(dict.fromkeys(ids)),
         as_of=run.as_of,
         include_superseded=run.request.include_superseded,
     )
-    ok = {r["id"] for r in rows}
-    return [h for h in hits if h.id in ok]
+    return {r["id"] for r in rows}
 
 
 def phase_k(run: Run, share: int) -> int:

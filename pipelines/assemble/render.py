@@ -18,7 +18,7 @@ from pipelines.assemble.decomposer import DecomposedPrompt, Slot, decompose
 from pipelines.assemble.items import Item, records_text, surviving
 from pipelines.assemble.plan import PromptBudget, build_template, prompt_budget
 from pipelines.assemble.report import BudgetReport, SlotReport
-from pipelines.assemble.request import FLAT_SECTION, QUERY_SLOT, SECTION_KEYS
+from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, QUERY_SLOT, SECTION_KEYS
 from pipelines.assemble.run import Run
 from pipelines.assemble.sections import (
     BLOCK_SEPARATOR,
@@ -40,7 +40,7 @@ __all__ = [
     "slot_reports",
 ]
 
-SLOT_OF = {key: key.upper() for key in (*SECTION_KEYS, FLAT_SECTION)}
+SLOT_OF = {key: key.upper() for key in (*SECTION_KEYS, FLAT_SECTION, FACTS_SECTION)}
 """Template slot of each section."""
 KINDS = (SectionKind.CURRENT_STAGE, SectionKind.RELATED_PRIOR, SectionKind.STAGE_SUMMARIES)
 """The staged sections' kinds, in phase order."""

@@ -16,6 +16,7 @@ __all__ = [
     "BudgetReport",
     "CurrentStagePhase",
     "Density",
+    "FactsPhase",
     "FlatPhase",
     "ItemReport",
     "Mode",
@@ -128,6 +129,8 @@ class ItemReport(_Report):
     via: list[str] | MISSING = MISSING
     ranks: dict[str, int] | MISSING = MISSING
     fused: float | MISSING = MISSING
+    source: str | MISSING = MISSING
+    """A fact's turn (the memory it was extracted from)."""
 
 
 class PhaseCounts(_Report):
@@ -207,11 +210,24 @@ class FlatPhase(_Report):
     included: int
 
 
+class FactsPhase(_Report):
+    """Flat mode's facts (the compact tier): read, chosen for their share, still in the
+    prompt, and the distinct turns those came from."""
+
+    candidates: int
+    selected: int
+    share_tokens: int
+    included: int
+    turns: int
+    items: list[ItemReport] | MISSING = MISSING
+
+
 class PhasesReport(_Report):
     current_stage: CurrentStagePhase | MISSING = MISSING
     related_prior: RelatedPriorPhase | MISSING = MISSING
     stage_summaries: SummariesPhase | MISSING = MISSING
     recalled: FlatPhase | MISSING = MISSING
+    facts: FactsPhase | MISSING = MISSING
 
 
 class SlotReport(_Report):

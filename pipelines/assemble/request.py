@@ -22,6 +22,7 @@ from pipelines.recall.request import MAX_QUERY_CHARS
 
 __all__ = [
     "ABLATIONS",
+    "FACTS_SECTION",
     "FLAT_SECTION",
     "MAX_CONTEXT_WINDOW",
     "MIN_CONTEXT_WINDOW",
@@ -39,8 +40,12 @@ SECTION_KEYS: tuple[str, str, str] = ("current_stage", "related_prior", "stage_s
 """Response section names, in phase order."""
 FLAT_SECTION = "recalled"
 """The single section of the flat-recall mode."""
+FACTS_SECTION = "facts"
+"""Flat mode's compact tier: atomic facts, before the records (:mod:`pipelines.assemble.facts`)."""
 QUERY_SLOT = "QUERY"
-RESERVED_SLOTS = frozenset({*(key.upper() for key in (*SECTION_KEYS, FLAT_SECTION)), QUERY_SLOT})
+RESERVED_SLOTS = frozenset(
+    {*(key.upper() for key in (*SECTION_KEYS, FLAT_SECTION, FACTS_SECTION)), QUERY_SLOT}
+)
 """Template slot keys the assembler fills itself (compared case-insensitively)."""
 
 MIN_CONTEXT_WINDOW = 256
@@ -49,7 +54,7 @@ MAX_CONTEXT_WINDOW = 2_000_000
 """Largest reader-model window /context accepts (tokens)."""
 _MAX_QUERY_CHARS = MAX_QUERY_CHARS
 
-Ablation = Literal["selection", "ppr", "summaries"]
+Ablation = Literal["selection", "ppr", "summaries", "facts"]
 ABLATIONS: frozenset[str] = frozenset(get_args(Ablation))
 
 

@@ -3,7 +3,7 @@ typed report of the whole assembly, and the memory ids each section kept."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipelines.assemble.decomposer import DecomposedPrompt
@@ -25,7 +25,7 @@ from pipelines.assemble.report import (
     SummariesPhase,
     Validity,
 )
-from pipelines.assemble.request import SECTION_KEYS
+from pipelines.assemble.request import FACTS_SECTION, SECTION_KEYS
 from pipelines.assemble.run import Run
 
 __all__ = ["ContextResponse", "assembly_report", "response", "staged_budget", "staged_phases"]
@@ -34,13 +34,14 @@ __all__ = ["ContextResponse", "assembly_report", "response", "staged_budget", "s
 @dataclass(frozen=True)
 class ContextResponse:
     sections: dict[str, str]
-    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` in flat
-    mode): the section text as it stands in the prompt."""
+    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` and
+    ``facts`` in flat mode): the section text as it stands in the prompt."""
     prompt: str
     report: AssemblyReport
     included_ids: dict[str, list[str]]
     """Memory ids per section whose record made it into the prompt (summaries are not
-    memories: their stage ids are in ``report.phases.stage_summaries.included_stages``)."""
+    memories: their stage ids are in ``report.phases.stage_summaries.included_stages``; for
+    ``facts``, the turns the facts shown came from)."""
 
 
 def _counts(
@@ -145,10 +146,20 @@ def assembly_report(
     return report
 
 
-def response(result: DecomposedPrompt, back: ReadBack, report: AssemblyReport) -> ContextResponse:
+def response(
+    result: DecomposedPrompt,
+    back: ReadBack,
+    report: AssemblyReport,
+    fact_sources: Mapping[str, str] | None = None,
+) -> ContextResponse:
+    """The response; ``fact_sources`` maps each fact shown to its turn (``included_ids``
+    lists the turns of the facts section, once each)."""
     included: dict[str, list[str]] = {key: [] for key in SECTION_KEYS}
     for section, items in back.present.items():
-        if section != "stage_summaries":  # summaries are not memories (see included_stages)
+        if section == FACTS_SECTION:
+            sources = fact_sources or {}
+            included[section] = list(dict.fromkeys(sources[i.id] for i in items))
+        elif section != "stage_summaries":  # summaries are not memories (see included_stages)
             included[section] = [i.id for i in items]
     return ContextResponse(
         sections=back.sections, prompt=result.prompt, report=report, included_ids=included

@@ -50,8 +50,10 @@ from pipelines import maintenance, spaces
 from pipelines.assemble.budget import split_budget
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot
+from pipelines.assemble.facts import Fact, facts_wanted, query_vector, read_facts
 from pipelines.assemble.flat import (
     SUMMARIES_SECTION,
+    FlatContext,
     flat_context,
     flat_k,
     flat_layout,
@@ -81,6 +83,8 @@ from pipelines.assemble.render import (
     read_back,
 )
 from pipelines.assemble.report import (
+    FactsPhase,
+    ItemReport,
     PhasesReport,
     RelatedFacts,
     StageReport,
@@ -89,6 +93,7 @@ from pipelines.assemble.report import (
     SummariesPhase,
 )
 from pipelines.assemble.request import (
+    FACTS_SECTION,
     FLAT_SECTION,
     PRODUCT,
     SECTION_KEYS,
@@ -453,12 +458,21 @@ def _flat(
 ) -> ContextResponse:
     """Flat mode (``mode`` says why), from ``recalled`` when a gate made that whole-space
     recall with flat mode's k; with stage summaries when the query asks for a summary."""
+    reading = None
+    if facts_wanted(run):  # the query embedded once, then the facts read beside the recall
+        reading = run.read_ahead.submit(read_facts, run, query_vector(run))
     recalled, reused = flat_recall(run, recalled)
     summaries, summaries_phase = _flat_summaries(run, recalled.intent)
-    flat = flat_context(run, recalled, reused, summaries)
-    slot_of = dict(zip((FLAT_SECTION, SUMMARIES_SECTION), flat.layout.keys, strict=False))
+    facts = reading.result() if reading is not None else []
+    run.clock.lap("facts")
+    flat = flat_context(run, recalled, reused, summaries, facts)
+    sections = (FACTS_SECTION,) * bool(flat.facts) + (FLAT_SECTION, SUMMARIES_SECTION)
+    slot_of = dict(zip(sections, flat.layout.keys, strict=False))
     back = read_back(
-        run, flat.result, slot_of, {FLAT_SECTION: flat.kept, SUMMARIES_SECTION: summaries}
+        run,
+        flat.result,
+        slot_of,
+        {FLAT_SECTION: flat.kept, SUMMARIES_SECTION: summaries, FACTS_SECTION: flat.facts},
     )
     flat.phase.included = len(back.present[FLAT_SECTION])
     budget = budget_report(run, flat.layout, flat.result)
@@ -468,5 +482,33 @@ def _flat(
         summaries_phase.included = len(shown)
         summaries_phase.included_stages = [i.id for i in shown]
         phases.stage_summaries = summaries_phase
+    if facts:
+        phases.facts = _facts_phase(run, facts, flat, back.present.get(FACTS_SECTION, []))
     report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
-    return response(flat.result, back, report)
+    return response(flat.result, back, report, flat.fact_sources)
+
+
+def _facts_phase(
+    run: Run, facts: Sequence[Fact], flat: FlatContext, shown: Sequence[Item]
+) -> FactsPhase:
+    """What the facts tier read, chose and kept (``explain``: every fact read)."""
+    phase = FactsPhase(
+        candidates=len(facts),
+        selected=len(flat.facts),
+        share_tokens=int(flat.layout.section_budget * run.config.facts_share),
+        included=len(shown),
+        turns=len({flat.fact_sources[i.id] for i in shown}),
+    )
+    if run.explain:
+        chosen = {i.id for i in flat.facts}
+        phase.items = [
+            ItemReport(
+                id=f.id,
+                tokens=run.est.count(f.text),
+                score=round(f.score, 6),
+                selected=f.id in chosen,
+                source=f.source_id,
+            )
+            for f in facts
+        ]
+    return phase

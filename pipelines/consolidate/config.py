@@ -45,6 +45,7 @@ JOB_NAMES: tuple[str, ...] = (
     "schemas",
     "upkeep",
     "token_vectors",
+    "fact_vectors",
     "retention",
 )
 
@@ -238,6 +239,16 @@ class TokenVectorConfig(BaseModel):
     """Memories embedded and written per transaction."""
 
 
+class FactVectorConfig(BaseModel):
+    """The ``fact_vectors`` job: embeddings for facts stored without one (before ingest
+    embedded them, or imported without vectors)."""
+
+    model_config = _FROZEN
+
+    batch_size: int = Field(default=512, ge=1, le=10_000)
+    """Facts embedded and written per transaction."""
+
+
 class RetentionPolicy(BaseModel):
     """A space's retention policy (``settings.retention``). Facts and schemas are always kept."""
 
@@ -300,6 +311,7 @@ class SchedulerConfig(BaseModel):
         ("schemas", 6 * 3600.0),
         ("upkeep", 6 * 3600.0),
         ("token_vectors", 6 * 3600.0),
+        ("fact_vectors", 6 * 3600.0),
         ("retention", 24 * 3600.0),
     )
     max_spaces: int = Field(default=10_000, ge=1)
@@ -325,6 +337,7 @@ class ConsolidationConfig(BaseModel):
     schemas: SchemaConfig = SchemaConfig()
     upkeep: UpkeepConfig = UpkeepConfig()
     token_vectors: TokenVectorConfig = TokenVectorConfig()
+    fact_vectors: FactVectorConfig = FactVectorConfig()
     retention: RetentionConfig = RetentionConfig()
     runner: RunnerConfig = RunnerConfig()
     scheduler: SchedulerConfig = SchedulerConfig()

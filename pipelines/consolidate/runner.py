@@ -34,6 +34,7 @@ from pipelines import spaces
 from pipelines.consolidate import (
     communities,
     decay,
+    fact_vectors,
     merge,
     retention,
     schemas,
@@ -66,6 +67,7 @@ JOBS: dict[str, JobFunction] = {
     "schemas": schemas.run,
     "upkeep": upkeep.run,
     "token_vectors": token_vectors.run,
+    "fact_vectors": fact_vectors.run,
     "retention": retention.run,
 }
 

@@ -92,6 +92,7 @@ class Analyser:
                     "confidence": f.confidence,
                     "rule": f.rule,
                     "source_id": it.id,
+                    "embedding": None,
                 }
             )
         return rows
@@ -100,3 +101,9 @@ class Analyser:
     def standing_texts(items: Sequence[Item]) -> list[dict[str, Any]]:
         """The standing statements of the items, to be embedded (in item order)."""
         return [s for it in items for s in it.standing]
+
+    def fact_rows(self, items: Sequence[Item]) -> list[dict[str, Any]]:
+        """The facts of the items whose category is embedded (``FactConfig.embedded_categories``),
+        in item order."""
+        embedded = self.config.facts.embedded_categories
+        return [f for it in items for f in it.facts if f["category"] in embedded]

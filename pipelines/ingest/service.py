@@ -440,7 +440,7 @@ class Ingestor:
             self.encoder.encode(new, stop)
         finally:
             analysis.result()  # re-raises a failure of the analysis; never leaves it running
-        self._standing_vectors(new)
+        self._fact_vectors(new)
         gate_on = options.gate if options.gate is not None else gate_cfg.enabled
         if not gate_on:
             _store_verbatim(new, options)
@@ -466,21 +466,24 @@ class Ingestor:
 
         def analyse() -> None:
             self.analyser.analyse(new, stop)
-            self._standing_vectors(new)
+            self._fact_vectors(new)
 
         return pool.submit(analyse).result
 
-    def _standing_vectors(self, new: list[Item]) -> None:
-        """Embeddings of the standing statements found in ``new`` (and of their conditions)."""
+    def _fact_vectors(self, new: list[Item]) -> None:
+        """Embeddings of the facts found in ``new`` (the embedded categories), of the standing
+        statements and of their conditions, in one pass of the embedder."""
         standing = self.analyser.standing_texts(new)
-        if standing:
-            conditioned = [s for s in standing if s["condition"]]
-            texts = [s["text"] for s in standing] + [s["condition"] for s in conditioned]
-            vectors = [[float(x) for x in vec] for vec in self.engine.embedder.encode(texts)]
-            for row, vec in zip(standing, vectors, strict=False):
-                row["embedding"] = vec
-            for row, vec in zip(conditioned, vectors[len(standing) :], strict=True):
-                row["condition_embedding"] = vec
+        conditioned = [s for s in standing if s["condition"]]
+        rows = [*standing, *self.analyser.fact_rows(new)]
+        texts = [r["text"] for r in rows] + [s["condition"] for s in conditioned]
+        if not texts:
+            return
+        vectors = [[float(x) for x in vec] for vec in self.engine.embedder.encode(texts)]
+        for row, vec in zip(rows, vectors, strict=False):
+            row["embedding"] = vec
+        for row, vec in zip(conditioned, vectors[len(rows) :], strict=True):
+            row["condition_embedding"] = vec
 
     def _gate(self, space: str, new: list[Item], cfg: GateConfig, options: IngestOptions) -> None:
         store = self.engine.store

@@ -1,0 +1,140 @@
+"""Facts: the compact tier of a flat context (seed 004's tiers: facts, summaries, raw turns).
+
+Ingest keeps atomic facts, each one clause of one turn (:mod:`pipelines.ingest.facts`), with an
+embedding. Flat mode gives them up to ``facts_share`` of its room: the facts closest to the
+query whose turns the records do not already show, at most ``facts_per_memory`` per turn, in
+rank order, as records of their own (``[when] who: clause``) in a ``## Facts`` section before
+the recalled memories. A small window so carries the gist of many turns before it carries a
+few of them whole. Each fact names the turn it came from: ``included_ids["facts"]`` lists
+those turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pipelines.assemble.items import Item, record_item, records_text
+from pipelines.assemble.recalls import SPACE_PRESET, valid_ids
+from pipelines.assemble.request import FACTS_SECTION
+from pipelines.assemble.run import Run
+from pipelines.graph import from_epoch_micros
+from pipelines.ingest.text import normalise_for_match
+
+__all__ = [
+    "FACTS_HEADER",
+    "FACTS_SECTION",
+    "Fact",
+    "choose_facts",
+    "fact_items",
+    "facts_text",
+    "facts_wanted",
+    "query_vector",
+    "read_facts",
+]
+
+FACTS_HEADER = "## Facts"
+
+#: The fact index is over-fetched this many times ``facts_k`` (it is global: other spaces'
+#: facts are filtered out after the search).
+_FETCH_FACTOR = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One recalled fact and the memory (turn) it was extracted from."""
+
+    id: str
+    text: str
+    category: str
+    speaker: str | None
+    source_id: str
+    moment: datetime | None
+    score: float
+
+
+def facts_wanted(run: Run) -> bool:
+    cfg = run.config
+    return cfg.facts_share > 0.0 and cfg.facts_k > 0 and not run.ablated("facts")
+
+
+def query_vector(run: Run) -> list[float]:
+    """The query as whole-space recall embeds it (the embedder's memo then serves both)."""
+    text = run.recaller.vector_text(run.space, run.request.query, SPACE_PRESET)
+    return [float(x) for x in run.embedder.encode([text])[0]]
+
+
+def read_facts(run: Run, vector: Sequence[float]) -> list[Fact]:
+    """The space's facts closest to the query ``vector``, best first: from memories valid at
+    ``as_of``, active unless superseded ones are asked for."""
+    cfg = run.config
+    rows = run.store.read(
+        "assemble/facts",
+        space=run.space,
+        embedding=list(vector),
+        exact_max=cfg.facts_exact_max,
+        fetch=cfg.facts_k * _FETCH_FACTOR,
+        k=cfg.facts_k,
+        include_superseded=run.with_superseded,
+        statuses=["active", "superseded"] if run.with_superseded else ["active"],
+        time_to=run.as_of,
+    )
+    facts = [
+        Fact(
+            id=r["id"],
+            text=r["text"],
+            category=r["category"],
+            speaker=r["speaker"] or r["source_speaker"] or r["role"],
+            source_id=r["source_id"],
+            moment=from_epoch_micros(r["event_time_us"]),
+            score=float(r["score"]),
+        )
+        for r in rows
+    ]
+    if run.as_of is not None and facts:
+        ok = valid_ids(run, [f.source_id for f in facts])
+        facts = [f for f in facts if f.source_id in ok]
+    return facts
+
+
+def choose_facts(
+    facts: Sequence[Fact],
+    shown: set[str],
+    room: int,
+    per_memory: int,
+    cost: Callable[[Fact], int],
+) -> list[Fact]:
+    """The facts a section of ``room`` tokens shows, in rank order: first fit, skipping facts
+    of the turns in ``shown`` (their records are in the context), repeats of a text already
+    taken, and a turn's facts after its first ``per_memory``."""
+    out: list[Fact] = []
+    used = 0
+    per: dict[str, int] = {}
+    texts: set[str] = set()
+    for fact in facts:
+        key = normalise_for_match(fact.text)
+        if fact.source_id in shown or per.get(fact.source_id, 0) >= per_memory or key in texts:
+            continue
+        tokens = cost(fact)
+        if used + tokens > room:
+            continue
+        used += tokens
+        out.append(fact)
+        per[fact.source_id] = per.get(fact.source_id, 0) + 1
+        texts.add(key)
+    return out
+
+
+def fact_items(run: Run, facts: Sequence[Fact]) -> list[Item]:
+    """The facts as records (``[when] who: clause``), each item's id the fact's."""
+    return [
+        record_item(f.id, f.text, f.speaker, f.moment, round(f.score, 6), run.est) for f in facts
+    ]
+
+
+def facts_text(items: Sequence[Item]) -> str:
+    """The ``## Facts`` section of fact records ("" without any)."""
+    if not items:
+        return ""
+    return f"{FACTS_HEADER}\n{records_text(items)}"
