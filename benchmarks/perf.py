@@ -76,13 +76,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------ (a) ingest
 
 
-def ingest_throughput(engine: Any, system: Any, dataset: Any, progress: bool) -> dict[str, Any]:
-    """Ingest against the bare embedder on one dataset (:mod:`benchmarks.perf_ingest`)."""
+def ingest_throughput(
+    engine: Any, system: Any, dataset: Any, progress: bool, warm_up_turns: int = 300
+) -> dict[str, Any]:
+    """Ingest against the bare embedder on one dataset (:mod:`benchmarks.perf_ingest`), after
+    ``warm_up_turns`` untimed synthetic turns (:func:`warm_up_graph`)."""
     from benchmarks.perf_ingest import dataset_ingest
 
     engine.embedder.encode(["warm-up sentence"] * 8)
     system.ingestor.extractor.extract_batch(["Warm-up with Alice in Paris."])
-    warm_up_graph(system)
+    warm_up_graph(system, warm_up_turns)
     return dataset_ingest(engine, system, dataset.name, dataset, progress)
 
 

@@ -34,7 +34,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri() -> Iterator[str]:
+def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[str]:
     given = os.environ.get("MNEMOGRAPH_TEST_NEO4J_URI")
     if given:
         yield given
@@ -52,17 +52,27 @@ def neo4j_uri() -> Iterator[str]:
         heap_max="1g",
         pagecache="512m",
     )
+    keep = os.environ.get("MNEMOGRAPH_TEST_KEEP_NEO4J") == "1"
     try:
-        runtime.start(instance, timeout=240, quiet=True)
-    except Exception as exc:  # fail loudly, with the reason, never skip
+        runtime.start(instance, wait=False, quiet=True)  # launched, not ready yet
+        if "models" in request.fixturenames:
+            # the models load while the server starts (its own process): ~20 s saved
+            request.getfixturevalue("models")
+        runtime.start(instance, timeout=240, quiet=True)  # the same server: waits until ready
+    except BaseException as exc:
+        runtime.stop(instance, timeout=0)
+        if not isinstance(exc, runtime.RuntimeErrorWithHint):
+            raise  # a model that did not load, an interruption: as it is, with its traceback
+        # fail loudly, with the reason, never skip
         pytest.fail(f"could not start the test Neo4j + GDS instance: {exc}", pytrace=False)
     try:
         yield instance.bolt_uri
     finally:
-        runtime.stop(instance)
+        # a throw-away instance needs no clean shutdown (about 10 s of checkpoint), unless kept
+        runtime.stop(instance, timeout=60 if keep else 0)
         # About 530 MB per run (the Neo4j home, data and logs): left behind, a few dozen test
         # runs fill a disk. MNEMOGRAPH_TEST_KEEP_NEO4J=1 keeps it for a post-mortem.
-        if os.environ.get("MNEMOGRAPH_TEST_KEEP_NEO4J") != "1":
+        if not keep:
             shutil.rmtree(base, ignore_errors=True)
 
 
