@@ -25,17 +25,75 @@ FILLER = (
     "We talked for a long while about the weather, the food, the neighbours, the trains that "
     "were late again and everything else that happened since the last time we met."
 )
-NAMES = (
-    "Marta Jonas Greta Pavel Ines Tomas Lena Rafael Emil Nora Hugo Clara Oskar Vera Luca Mira "
-    "Anton Elsa Felix Ida Jakob Lotte Milan Rosa Sven Tilda Viktor Wanda Xaver Yara"
-).split()
-CITIES = (
-    "Lisbon Oslo Vienna Prague Porto Krakow Munich Seville Bergen Dublin Lyon Turin Gdansk "
-    "Tallinn Riga Vilnius Ghent Bruges Utrecht Basel Graz Brno Split Zadar Malmo Aarhus Tampere "
-    "Cork Galway Nantes"
-).split()
+NAMES = [
+    "Marta",
+    "Jonas",
+    "Greta",
+    "Pavel",
+    "Ines",
+    "Tomas",
+    "Lena",
+    "Rafael",
+    "Emil",
+    "Nora",
+    "Hugo",
+    "Clara",
+    "Oskar",
+    "Vera",
+    "Luca",
+    "Mira",
+    "Anton",
+    "Elsa",
+    "Felix",
+    "Ida",
+    "Jakob",
+    "Lotte",
+    "Milan",
+    "Rosa",
+    "Sven",
+    "Tilda",
+    "Viktor",
+    "Wanda",
+    "Xaver",
+    "Yara",
+]
+CITIES = [
+    "Lisbon",
+    "Oslo",
+    "Vienna",
+    "Prague",
+    "Porto",
+    "Krakow",
+    "Munich",
+    "Seville",
+    "Bergen",
+    "Dublin",
+    "Lyon",
+    "Turin",
+    "Gdansk",
+    "Tallinn",
+    "Riga",
+    "Vilnius",
+    "Ghent",
+    "Bruges",
+    "Utrecht",
+    "Basel",
+    "Graz",
+    "Brno",
+    "Split",
+    "Zadar",
+    "Malmo",
+    "Aarhus",
+    "Tampere",
+    "Cork",
+    "Galway",
+    "Nantes",
+]
 KIN = ("cousin", "brother", "aunt", "uncle", "sister", "nephew")
-RELATIVES = [(KIN[n % len(KIN)], name, city) for n, (name, city) in enumerate(zip(NAMES, CITIES))]
+RELATIVES = [
+    (KIN[n % len(KIN)], name, city)
+    for n, (name, city) in enumerate(zip(NAMES, CITIES, strict=True))
+]
 FIRST = 20
 """Relatives of the first session; the rest come a month later."""
 
