@@ -219,11 +219,12 @@ class FactConfig(BaseModel):
     """Units shorter than this are not extracted."""
     max_facts_per_text: int = Field(default=64, ge=1)
     embedded_categories: frozenset[str] = frozenset(
-        {"decision", "preference", "constraint", "fact", "action_item", "provisional"}
+        {"decision", "constraint", "fact", "action_item", "provisional"}
     )
     """Categories whose facts get an embedding at ingest: context assembly recalls them as its
     compact tier (:mod:`pipelines.assemble.facts`). Questions are requests, not statements.
-    Standing instructions and preferences are always embedded."""
+    Standing instructions and preferences are always embedded; a generic ``preference`` fact is
+    not, since embedded preferences are the ones standing recall and supersession compare."""
     standing: bool = True
     """Extract standing instructions and preferences from user turns
     (:mod:`pipelines.ingest.standing`)."""
