@@ -170,10 +170,9 @@ def test_ingest_embeds_the_facts_of_the_embedded_categories(engine, space):
     ingest(engine, space, BIOGRAPHY)
     rows = statements(engine.store).read("consolidate/fact_embeddings", space=space)
     assert any(r["embedded"] for r in rows)
-    standing = {"instruction", "preference"}
-    embedded = DEFAULT_INGEST_CONFIG.facts.embedded_categories | standing
-    for r in rows:
-        assert r["embedded"] == (r["category"] in embedded), r
+    embedded = DEFAULT_INGEST_CONFIG.facts.embedded_categories
+    for r in rows:  # standing statements (ids "<memory>#s<n>") are always embedded
+        assert r["embedded"] == (r["category"] in embedded or "#s" in r["id"]), r
 
 
 def test_small_window_shows_facts_of_turns_left_out(client, family):
