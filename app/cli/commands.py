@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import get_args
 
 from app.cli.output import show
 from app.mcp import stdio
+from app.schemas.jobs import JobName
 from mnemograph.client import Client
 
-JOBS = [
-    "decay",
-    "merge",
-    "supersede",
-    "communities",
-    "schemas",
-    "upkeep",
-    "token_vectors",
-    "fact_vectors",
-    "retention",
-]
+JOBS = list(get_args(JobName))
 
 
 def client(args: argparse.Namespace) -> Client:

@@ -7,7 +7,6 @@ in its own space only."""
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
@@ -19,6 +18,7 @@ from pipelines.consolidate.runner import run_job
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from tests.cypher import statements
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, ingest
+from tests.integration.test_context_assembly import _context, _new_space
 
 T0 = datetime(2024, 1, 1, 9, 0, tzinfo=UTC)
 FILLER = (
@@ -98,13 +98,6 @@ FIRST = 20
 """Relatives of the first session; the rest come a month later."""
 
 
-def _space(client, settings: dict | None = None) -> str:
-    space = f"facts-{uuid.uuid4().hex[:10]}"
-    body = {"id": space, **({"settings": settings} if settings else {})}
-    assert client.post("/v1/spaces", json=body).status_code == 201
-    return space
-
-
 def _post_turns(client, space: str, sid: str, start: datetime, texts: list[str]) -> None:
     r = client.post(
         f"/v1/spaces/{space}/sessions",
@@ -143,16 +136,10 @@ SHARE = {"assembly": {"facts_share": 0.3}}
 
 @pytest.fixture(scope="module")
 def family(client) -> Iterator[str]:
-    space = _space(client, SHARE)
+    space = _new_space(client, SHARE)
     _family(client, space)
     yield space
     client.delete(f"/v1/spaces/{space}")
-
-
-def _context(client, space: str, **body) -> dict:
-    r = client.post(f"/v1/spaces/{space}/context", json=body)
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 def _in_space(client, space: str, ids: list[str]) -> bool:
@@ -206,7 +193,7 @@ def test_large_window_needs_no_facts(client, family):
 
 
 def test_another_spaces_facts_never_come_back(client, family):
-    other = _space(client, SHARE)
+    other = _new_space(client, SHARE)
     try:
         _family(client, other, city_suffix="-on-Sea")
         body = _context(client, family, query="Who moved to Lisbon-on-Sea?", context_window=700)
@@ -226,7 +213,7 @@ def test_as_of_hides_facts_of_later_turns(client, family):
 
 
 def test_a_space_can_switch_the_tier_off(client):
-    space = _space(client, {"assembly": {"facts_share": 0}})
+    space = _new_space(client, {"assembly": {"facts_share": 0}})
     try:
         _family(client, space)
         body = _context(client, space, query=QUERY, context_window=700, explain=True)
@@ -237,7 +224,7 @@ def test_a_space_can_switch_the_tier_off(client):
 
 
 def test_fact_vectors_job_fills_missing_embeddings_once_in_its_space(engine, space, client):
-    other = _space(client)
+    other = _new_space(client)
     try:
         ingest(engine, space, BIOGRAPHY)
         ingest(engine, other, BIOGRAPHY)
