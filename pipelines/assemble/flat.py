@@ -203,7 +203,7 @@ def _with_facts(
     share = int(room * cfg.facts_share)
     first = _records(run, recalled, candidates, room - share, budget - share)
     rendered = {i.id: i for i in fact_items(run, facts)}
-    header = run.est.count(FACTS_HEADER) + 1
+    header = run.est.count(f"{FACTS_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>") + 1
 
     def cost(fact: Fact) -> int:
         item = rendered[fact.id]
