@@ -376,11 +376,11 @@ class AbstentionThresholds(_Section):
     agreement_top_n: PositiveInt = 5
     #: Abstain when less than this share of the ``speaker_top_n`` best content matches was
     #: said by the speaker(s) the query names (0 disables the rule): what the question asks
-    #: about was said by someone else. Calibrated on LoCoMo's adversarial questions and
-    #: BEAM-100K's abstention questions together (in-process on kept spaces): precision /
-    #: recall on LoCoMo 0.175 / 0.016 without the rule, 0.511 / 0.150 at 0.3 and 0.502 /
-    #: 0.303 at 0.35 over the best 10; BEAM names no speakers (unchanged, 0.25 / 0.025: no
-    #: feature of the recall separates its unanswerable questions).
+    #: about was said by someone else. The thresholds of this section were calibrated on
+    #: LoCoMo's adversarial and BEAM-100K's abstention questions together
+    #: (``benchmarks.abstention``): precision / recall on LoCoMo 0.49 / 0.30 (0.18 / 0.02
+    #: without this rule); BEAM names no speakers and no recall feature separates its
+    #: unanswerable questions (0.25 / 0.03).
     min_speaker_match: UnitFloat = 0.35
     speaker_top_n: PositiveInt = 10
 

@@ -28,6 +28,11 @@ class Abstain(RecallStep):
 
 
 def abstention(state: RecallState, thresholds: AbstentionThresholds) -> AbstentionDecision:
+    return decide_abstention(abstention_inputs(state, thresholds), thresholds)
+
+
+def abstention_inputs(state: RecallState, thresholds: AbstentionThresholds) -> AbstentionInputs:
+    """The features of a recall's state that the decision reads."""
     pool, plan = state.pool, state.plan
     vector_hits = [c.raw[SIGNAL_VECTOR] for c in pool.values() if SIGNAL_VECTOR in c.raw]
     fulltext_hits = [c.raw[SIGNAL_FULLTEXT] for c in pool.values() if SIGNAL_FULLTEXT in c.raw]
@@ -35,7 +40,7 @@ def abstention(state: RecallState, thresholds: AbstentionThresholds) -> Abstenti
     def ranking(signal: str) -> list[str]:
         return ranked([(c.raw[signal], c.id) for c in pool.values() if signal in c.raw])
 
-    inputs = AbstentionInputs(
+    return AbstentionInputs(
         top_vector_similarity=cosine_from_neo4j(max(vector_hits)) if vector_hits else None,
         top_fulltext_score=(
             max(fulltext_hits) if fulltext_hits else (0.0 if plan.fulltext else None)
@@ -47,4 +52,3 @@ def abstention(state: RecallState, thresholds: AbstentionThresholds) -> Abstenti
         ),
         speaker_match=state.speaker_match,
     )
-    return decide_abstention(inputs, thresholds)
