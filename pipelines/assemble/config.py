@@ -197,10 +197,10 @@ class AssemblyConfig(BaseModel):
         default=0.1,
         ge=0.0,
         le=0.5,
-        description="Share of a flat context's room that atomic facts (pipelines.assemble.facts) "
-        "may take: the facts closest to the query whose turns the records do not show, in a "
-        "section of their own before the records, each naming its turn. What they leave goes "
-        "to the records. 0 leaves facts out.",
+        description="Share of a context's room (flat or staged) that atomic facts "
+        "(pipelines.assemble.facts) may take: the facts closest to the query whose turns the "
+        "other sections do not show, in a section of their own before them, each naming its "
+        "turn. What they leave goes to the other sections. 0 leaves facts out.",
     )
     facts_k: int = Field(
         default=64,

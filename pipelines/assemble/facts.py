@@ -1,22 +1,27 @@
-"""Facts: the compact tier of a flat context (seed 004's tiers: facts, summaries, raw turns).
+"""Facts: the compact tier of a context (seed 004's tiers: facts, summaries, raw turns).
 
 Ingest keeps atomic facts, each one clause of one turn (:mod:`pipelines.ingest.facts`), with an
-embedding. Flat mode gives them up to ``facts_share`` of its room: the facts closest to the
-query whose turns the records do not already show, at most ``facts_per_memory`` per turn, in
-rank order, as records of their own (``[when] who: clause``) in a ``## Facts`` section before
-the recalled memories. A small window so carries the gist of many turns before it carries a
-few of them whole. Each fact names the turn it came from: ``included_ids["facts"]`` lists
-those turns.
+embedding. Both modes give them up to ``facts_share`` of the sections' room (flat mode:
+:mod:`~pipelines.assemble.flat`, staged mode: :mod:`~pipelines.assemble.staged_facts`): the
+facts closest to the query whose turns the other sections do not already show, at most
+``facts_per_memory`` per turn, in rank order, as records of their own (``[when] who: clause``)
+in a ``## Facts`` section before the other sections. A small window so carries the gist of many
+turns before it carries a few of them whole. Each fact names the turn it came from:
+``included_ids["facts"]`` lists those turns. The facts are read beside the recalls
+(:func:`start_facts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 
-from pipelines.assemble.items import Item, record_item, records_text
+from pipelines.assemble.blocks import RECORDS_TAG
+from pipelines.assemble.items import Item, display_order, grouped, record_item, records_text
 from pipelines.assemble.recalls import SPACE_PRESET, valid_ids
+from pipelines.assemble.report import FactsPhase, ItemReport
 from pipelines.assemble.request import FACTS_SECTION
 from pipelines.assemble.run import Run
 from pipelines.graph import from_epoch_micros
@@ -27,11 +32,15 @@ __all__ = [
     "FACTS_SECTION",
     "Fact",
     "choose_facts",
+    "choose_for_share",
     "fact_items",
+    "fact_section",
+    "facts_phase",
     "facts_text",
     "facts_wanted",
     "query_vector",
     "read_facts",
+    "start_facts",
 ]
 
 FACTS_HEADER = "## Facts"
@@ -57,6 +66,14 @@ class Fact:
 def facts_wanted(run: Run) -> bool:
     cfg = run.config
     return cfg.facts_share > 0.0 and cfg.facts_k > 0 and not run.ablated("facts")
+
+
+def start_facts(run: Run) -> Future[list[Fact]] | None:
+    """The facts read on the ``read_ahead`` executor, the query embedded first (once: the
+    embedder's memo serves whole-space recall); ``None`` when the tier is off."""
+    if not facts_wanted(run):
+        return None
+    return run.read_ahead.submit(read_facts, run, query_vector(run))
 
 
 def query_vector(run: Run) -> list[float]:
@@ -138,3 +155,59 @@ def facts_text(items: Sequence[Item]) -> str:
     if not items:
         return ""
     return f"{FACTS_HEADER}\n{records_text(items)}"
+
+
+def fact_section(run: Run, facts: Sequence[Fact], time_order: bool) -> list[Item]:
+    """The facts as their section shows them: records in display order, grouped."""
+    return grouped(display_order(fact_items(run, facts), time_order))
+
+
+def choose_for_share(
+    run: Run, facts: Sequence[Fact], shown: set[str], share: int, time_order: bool
+) -> tuple[list[Fact], int]:
+    """The facts (rank order, :func:`choose_facts`) a section of ``share`` tokens holds, its
+    frame (header and data tags) charged first, skipping the turns in ``shown``; and the tokens
+    of that section as rendered (0 without a fact)."""
+    rendered = {i.id: i for i in fact_items(run, facts)}
+    frame = run.est.count(f"{FACTS_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>") + 1
+
+    def cost(fact: Fact) -> int:
+        item = rendered[fact.id]
+        return item.tokens + item.group_tokens
+
+    chosen = choose_facts(facts, shown, share - frame, run.config.facts_per_memory, cost)
+    items = grouped(display_order([rendered[f.id] for f in chosen], time_order))
+    return chosen, run.est.count(facts_text(items))
+
+
+def facts_phase(
+    run: Run,
+    facts: Sequence[Fact],
+    chosen: Sequence[Item],
+    sources: Mapping[str, str],
+    share: int,
+    shown: Sequence[Item],
+) -> FactsPhase:
+    """What the tier read (``facts``), chose (``chosen``, each fact's turn in ``sources``) for
+    its ``share`` of tokens and kept (``shown``: still in the prompt); ``explain``: every fact
+    read."""
+    phase = FactsPhase(
+        candidates=len(facts),
+        selected=len(chosen),
+        share_tokens=share,
+        included=len(shown),
+        turns=len({sources[i.id] for i in shown}),
+    )
+    if run.explain:
+        picked = {i.id for i in chosen}
+        phase.items = [
+            ItemReport(
+                id=f.id,
+                tokens=run.est.count(f.text),
+                score=round(f.score, 6),
+                selected=f.id in picked,
+                source=f.source_id,
+            )
+            for f in facts
+        ]
+    return phase

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pipelines.assemble.blocks import RECORDS_TAG
 from pipelines.assemble.compact import compact_text, query_terms
 from pipelines.assemble.decomposer import DecomposedPrompt, Slot
-from pipelines.assemble.facts import FACTS_HEADER, Fact, choose_facts, fact_items, facts_text
+from pipelines.assemble.facts import Fact, choose_for_share, fact_section, facts_text
 from pipelines.assemble.items import (
     Evidence,
     Item,
@@ -202,26 +202,14 @@ def _with_facts(
     room, budget = _room(run, lay), lay.section_budget
     share = int(room * cfg.facts_share)
     first = _records(run, recalled, candidates, room - share, budget - share)
-    rendered = {i.id: i for i in fact_items(run, facts)}
-    header = run.est.count(f"{FACTS_HEADER}\n<{RECORDS_TAG}>\n</{RECORDS_TAG}>") + 1
-
-    def cost(fact: Fact) -> int:
-        item = rendered[fact.id]
-        return item.tokens + item.group_tokens
-
-    chosen = choose_facts(facts, first.ids(), share - header, cfg.facts_per_memory, cost)
-    used = run.est.count(facts_text(_fact_order(recalled, [rendered[f.id] for f in chosen])))
+    chosen, used = choose_for_share(run, facts, first.ids(), share, recalled.time_order)
     records = first
     if share - used - 1 >= cfg.compact_record_tokens:  # room enough for another record
         records = _records(run, recalled, candidates, room - used - 1, budget - used - 1)
     shown = records.ids()
     kept = [f for f in chosen if f.source_id not in shown]
-    items = _fact_order(recalled, [rendered[f.id] for f in kept])
+    items = fact_section(run, kept, recalled.time_order)
     return records, items, {f.id: f.source_id for f in kept}
-
-
-def _fact_order(recalled: SpaceRecall, items: Sequence[Item]) -> list[Item]:
-    return grouped(display_order(items, recalled.time_order))
 
 
 def flat_context(

@@ -211,7 +211,7 @@ class FlatPhase(_Report):
 
 
 class FactsPhase(_Report):
-    """Flat mode's facts (the compact tier): read, chosen for their share, still in the
+    """The facts (the compact tier, either mode): read, chosen for their share, still in the
     prompt, and the distinct turns those came from."""
 
     candidates: int

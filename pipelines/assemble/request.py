@@ -41,7 +41,8 @@ SECTION_KEYS: tuple[str, str, str] = ("current_stage", "related_prior", "stage_s
 FLAT_SECTION = "recalled"
 """The single section of the flat-recall mode."""
 FACTS_SECTION = "facts"
-"""Flat mode's compact tier: atomic facts, before the records (:mod:`pipelines.assemble.facts`)."""
+"""The compact tier of either mode: atomic facts, before the other sections
+(:mod:`pipelines.assemble.facts`)."""
 QUERY_SLOT = "QUERY"
 RESERVED_SLOTS = frozenset(
     {*(key.upper() for key in (*SECTION_KEYS, FLAT_SECTION, FACTS_SECTION)), QUERY_SLOT}
@@ -208,8 +209,8 @@ class ContextRequest(BaseModel):
 class Experiment:
     """Benchmark-only switches (the harness passes them to :meth:`Assembler.assemble`
     directly; the API has no way to set them): ``flat`` forces the flat-recall baseline,
-    ``ablate`` switches off ``selection`` (MMR), ``ppr`` (Phase 2's walk) or ``summaries``
-    (Phase 3)."""
+    ``ablate`` switches off ``selection`` (MMR), ``ppr`` (Phase 2's walk), ``summaries``
+    (Phase 3) or ``facts`` (the compact tier)."""
 
     flat: bool = False
     ablate: frozenset[str] = frozenset()

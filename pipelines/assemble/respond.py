@@ -34,8 +34,8 @@ __all__ = ["ContextResponse", "assembly_report", "response", "staged_budget", "s
 @dataclass(frozen=True)
 class ContextResponse:
     sections: dict[str, str]
-    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` and
-    ``facts`` in flat mode): the section text as it stands in the prompt."""
+    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` in flat
+    mode; ``facts`` when facts are shown): the section text as it stands in the prompt."""
     prompt: str
     report: AssemblyReport
     included_ids: dict[str, list[str]]

@@ -21,17 +21,20 @@ is structured by scope and fits the budget, plus a typed report of every decisio
 6. **Phase 3** (:mod:`~pipelines.assemble.summaries`): schema summaries of the stages not
    covered yet, nearest in time first.
 7. **Pack** (:mod:`~pipelines.assemble.packing`): minimum counts, then each phase's share of
-   the budget (60/30/10 by default), then what is left, most important phase first.
+   the budget (60/30/10 by default), then what is left, most important phase first.  The
+   facts (:mod:`~pipelines.assemble.staged_facts`) take up to ``facts_share`` of the sections'
+   budget first, for the turns the packed phases leave out.
 8. **Render and decompose** (:mod:`~pipelines.assemble.render`): escaped, delimited record
-   blocks with provenance; the caller's slots, the sections and the query through the
-   decomposer (priorities, condensers, safety loop, truncation banner).
+   blocks with provenance; the caller's slots, the sections (the facts first) and the query
+   through the decomposer (priorities, condensers, safety loop, truncation banner).
 
-Flat mode (:mod:`~pipelines.assemble.flat`) packs whole-space recall into one section.
+Flat mode (:mod:`~pipelines.assemble.flat`) packs whole-space recall into one section, with
+the facts in one before it.
 
 Latency: reads that need nothing from the step before them run on the caller's ``read_ahead``
-executor beside the recalls (the stage list, the projection check, the summary similarity, and
-Phase 3's schemas for the nearest stages while Phases 1-2 run); the results are the same as
-reading them in turn.
+executor beside the recalls (the stage list, the projection check, the summary similarity, the
+facts, and Phase 3's schemas for the nearest stages while Phases 1-2 run); the results are the
+same as reading them in turn.
 
 Validity: superseded memories are left out unless ``include_superseded``; ``as_of`` assembles
 the context as it was then (memories with ``event_time <= as_of`` not superseded by then, stages
@@ -49,11 +52,9 @@ from typing import Any
 from pipelines import maintenance, spaces
 from pipelines.assemble.budget import split_budget
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
-from pipelines.assemble.decomposer import DecomposedPrompt, Slot
-from pipelines.assemble.facts import Fact, facts_wanted, query_vector, read_facts
+from pipelines.assemble.facts import Fact, facts_phase, start_facts
 from pipelines.assemble.flat import (
     SUMMARIES_SECTION,
-    FlatContext,
     flat_context,
     flat_k,
     flat_layout,
@@ -68,7 +69,7 @@ from pipelines.assemble.mode import (
     choose_mode,
     confidence_gate,
 )
-from pipelines.assemble.packing import Packed, minimum_count, pack_phases, seed_count
+from pipelines.assemble.packing import minimum_count, seed_count
 from pipelines.assemble.pagerank import WalkFacts, entity_pagerank
 from pipelines.assemble.plan import confident_split
 from pipelines.assemble.recalls import SpaceRecall, own_stage, phase_k, space_recall
@@ -76,15 +77,11 @@ from pipelines.assemble.related import Related, related_prior, use_ppr
 from pipelines.assemble.render import (
     SLOT_OF,
     Layout,
-    ReadBack,
     budget_report,
-    decompose_prompt,
     layout,
     read_back,
 )
 from pipelines.assemble.report import (
-    FactsPhase,
-    ItemReport,
     PhasesReport,
     RelatedFacts,
     StageReport,
@@ -116,6 +113,7 @@ from pipelines.assemble.stage import (
     stage_report,
     summary_similarity_ahead,
 )
+from pipelines.assemble.staged_facts import pack_staged, render_staged
 from pipelines.assemble.summaries import (
     Ahead,
     stage_summaries,
@@ -237,12 +235,14 @@ class _Reads:
     stages: Future[list[Row]]
     projection: Future[str | None] | None
     similarity: Future[list[Row]] | None
+    facts: Future[list[Fact]] | None
 
 
 @dataclass(frozen=True)
 class _Scope:
     """The current stage and what it scopes: its confidence, the budget split it earned, each
-    phase's share and minimum count, the space's stages, and whole-space recall."""
+    phase's share and minimum count, the space's stages, whole-space recall, and the reads
+    still running (the projection check, the facts)."""
 
     current: Stage | None
     report: StageReport
@@ -253,6 +253,7 @@ class _Scope:
     stages: dict[str, Stage]
     recalled: SpaceRecall | None
     projection: Future[str | None] | None
+    facts: Future[list[Fact]] | None
 
 
 def _staged(run: Run, mode: ModeChoice, named: Stage | None, how: str | None) -> ContextResponse:
@@ -284,15 +285,18 @@ def _staged(run: Run, mode: ModeChoice, named: Stage | None, how: str | None) ->
     label = current.label if current else None
     time_order = scope.recalled.time_order if scope.recalled else False
     phases = [phase1, related.items, phase3]
-    packed = pack_phases(
-        run.est, phases, label, scope.split, minimums, lay.section_budget, time_order
-    )
-    result, back = _render_staged(run, lay, packed)
-    facts = (related.facts, facts3)
-    reports = staged_phases(run, phases, packed, back, minimums, shares, facts)
-    budget = staged_budget(run, lay, result, scope.split, packed)
+    facts = scope.facts.result() if scope.facts is not None else []
+    run.clock.lap("facts")
+    pack = pack_staged(run, lay, phases, label, scope.split, minimums, time_order, facts)
+    result, back = render_staged(run, pack)
+    found = (related.facts, facts3)
+    reports = staged_phases(run, phases, pack.packed, back, minimums, shares, found)
+    if facts:
+        shown = back.present.get(FACTS_SECTION, [])
+        reports.facts = facts_phase(run, facts, pack.facts, pack.sources, pack.share, shown)
+    budget = staged_budget(run, pack.layout, result, scope.split, pack.packed)
     report = assembly_report(run, mode, scope.report, result, back, budget, reports)
-    return response(result, back, report)
+    return response(result, back, report, pack.sources)
 
 
 def _current_stage(
@@ -322,7 +326,8 @@ def _current_stage(
         if (why := confidence_gate(cfg, inference)) is not None:
             how = "inferred" if current else "none"
             unused = stage_report(current, how, False, reasoning, vote, confidence)
-            return _flat(run, replace(mode, mode="flat", reason=why), unused, recalled)
+            flat = replace(mode, mode="flat", reason=why)
+            return _flat(run, flat, unused, recalled, reads.facts)
     else:
         current, reasoning, confidence = named, f"named by the caller ({how})", 1.0
         stages.setdefault(named.id, named)
@@ -332,7 +337,16 @@ def _current_stage(
     how = how or ("inferred" if current else "none")
     report = stage_report(current, how, current is not None, reasoning, vote, confidence)
     return _Scope(
-        current, report, confidence, split, shares, minimums, stages, recalled, reads.projection
+        current,
+        report,
+        confidence,
+        split,
+        shares,
+        minimums,
+        stages,
+        recalled,
+        reads.projection,
+        reads.facts,
     )
 
 
@@ -349,7 +363,7 @@ def _start_reads(run: Run, named: Stage | None, stage_count: int) -> _Reads:
     similarity = None
     if named is None and run.config.stage_vote_weight_summaries > 0:
         similarity = summary_similarity_ahead(run, stage_count)
-    return _Reads(stages, projection, similarity)
+    return _Reads(stages, projection, similarity, start_facts(run))
 
 
 def _space_k(run: Run, related_share: int, at_least: int) -> int:
@@ -390,35 +404,6 @@ def _phase3(
     return stage_summaries(run, scope.current, covered, scope.stages, scope.shares[2], ahead)
 
 
-# ----------------------------------------------------------------------------- staged output
-
-
-def _render_staged(run: Run, lay: Layout, packed: Packed) -> tuple[DecomposedPrompt, ReadBack]:
-    """The fitted sections (the summaries' left out when it holds none) through the
-    decomposer, and what survived it."""
-    cfg = run.config
-    keys = lay.keys if packed.with_summaries else lay.keys[:2]
-    # Without summaries the template loses that slot; the budget stays the three sections'.
-    template = lay.template if packed.with_summaries else layout(run, keys).template
-    sections = packed.fitted.sections
-    texts = (sections.current_stage, sections.related_prior, sections.stage_summaries)
-    slots = [
-        Slot(
-            key,
-            text,
-            cfg.section_priorities[i],
-            "memory_blocks",
-            upstream_tokens=packed.fitted.original_tokens[i],
-        )
-        for i, (key, text) in enumerate(zip(keys, texts, strict=False))
-    ]
-    result = decompose_prompt(run, template, slots)
-    run.clock.lap("decompose")
-    slot_of = dict(zip(SECTION_KEYS, keys, strict=False))
-    chosen = dict(zip(SECTION_KEYS, packed.chosen, strict=True))
-    return result, read_back(run, result, slot_of, chosen)
-
-
 # ----------------------------------------------------------------------------- flat mode
 
 
@@ -455,12 +440,13 @@ def _flat(
     mode: ModeChoice,
     stage: StageReport | None,
     recalled: SpaceRecall | None = None,
+    reading: Future[list[Fact]] | None = None,
 ) -> ContextResponse:
     """Flat mode (``mode`` says why), from ``recalled`` when a gate made that whole-space
-    recall with flat mode's k; with stage summaries when the query asks for a summary."""
-    reading = None
-    if facts_wanted(run):  # the query embedded once, then the facts read beside the recall
-        reading = run.read_ahead.submit(read_facts, run, query_vector(run))
+    recall with flat mode's k, and from the facts ``reading`` when staged mode started it;
+    with stage summaries when the query asks for a summary."""
+    if reading is None:  # the facts read beside the recall
+        reading = start_facts(run)
     recalled, reused = flat_recall(run, recalled)
     summaries, summaries_phase = _flat_summaries(run, recalled.intent)
     facts = reading.result() if reading is not None else []
@@ -483,32 +469,8 @@ def _flat(
         summaries_phase.included_stages = [i.id for i in shown]
         phases.stage_summaries = summaries_phase
     if facts:
-        phases.facts = _facts_phase(run, facts, flat, back.present.get(FACTS_SECTION, []))
+        shown = back.present.get(FACTS_SECTION, [])
+        share = int(flat.layout.section_budget * run.config.facts_share)
+        phases.facts = facts_phase(run, facts, flat.facts, flat.fact_sources, share, shown)
     report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
     return response(flat.result, back, report, flat.fact_sources)
-
-
-def _facts_phase(
-    run: Run, facts: Sequence[Fact], flat: FlatContext, shown: Sequence[Item]
-) -> FactsPhase:
-    """What the facts tier read, chose and kept (``explain``: every fact read)."""
-    phase = FactsPhase(
-        candidates=len(facts),
-        selected=len(flat.facts),
-        share_tokens=int(flat.layout.section_budget * run.config.facts_share),
-        included=len(shown),
-        turns=len({flat.fact_sources[i.id] for i in shown}),
-    )
-    if run.explain:
-        chosen = {i.id for i in flat.facts}
-        phase.items = [
-            ItemReport(
-                id=f.id,
-                tokens=run.est.count(f.text),
-                score=round(f.score, 6),
-                selected=f.id in chosen,
-                source=f.source_id,
-            )
-            for f in facts
-        ]
-    return phase

@@ -98,11 +98,14 @@ FIRST = 20
 """Relatives of the first session; the rest come a month later."""
 
 
-def _post_turns(client, space: str, sid: str, start: datetime, texts: list[str]) -> None:
+def _post_turns(
+    client, space: str, sid: str, start: datetime, texts: list[str], stage: str | None = None
+) -> None:
     r = client.post(
         f"/v1/spaces/{space}/sessions",
         json={
             "session_id": sid,
+            **({"stage": stage} if stage else {}),
             "started_at": start.isoformat(),
             "turns": [
                 {
@@ -118,15 +121,18 @@ def _post_turns(client, space: str, sid: str, start: datetime, texts: list[str])
     assert r.status_code == 201, r.text
 
 
-def _family(client, space: str, city_suffix: str = "") -> None:
+def _family(
+    client, space: str, city_suffix: str = "", stages: tuple[str, str] | None = None
+) -> None:
     """Two sessions a month apart, one relative per turn (a fact each), long enough that a
-    small window cannot hold them whole."""
+    small window cannot hold them whole; ``stages``: the sessions' stage labels."""
     turns = [
         f"My {rel} {name} moved to {city}{city_suffix} in {1990 + n}. {FILLER}"
         for n, (rel, name, city) in enumerate(RELATIVES)
     ]
-    _post_turns(client, space, "s1", T0, turns[:FIRST])
-    _post_turns(client, space, "s2", T0 + timedelta(days=30), turns[FIRST:])
+    first, second = stages or (None, None)
+    _post_turns(client, space, "s1", T0, turns[:FIRST], first)
+    _post_turns(client, space, "s2", T0 + timedelta(days=30), turns[FIRST:], second)
 
 
 #: At 700 tokens the default share holds one or two facts; a larger share makes the section's
