@@ -76,7 +76,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--ablation-settings",
         nargs="*",
         default=["scale"],
-        help="settings that also run the assembler ablations (no selection / PPR / summaries)",
+        help="settings that also run the assembler ablations (no selection / PPR / summaries "
+        "/ facts)",
     )
     p.add_argument(
         "--ablation-budgets", nargs="+", type=int, default=[2000], help="budgets of the ablations"

@@ -153,11 +153,13 @@ ASSEMBLER_VARIANTS: dict[str, tuple[bool, frozenset[str]]] = {
     "assembler-no-selection": (False, frozenset({"selection"})),
     "assembler-no-ppr": (False, frozenset({"ppr"})),
     "assembler-no-summaries": (False, frozenset({"summaries"})),
+    "assembler-no-facts": (False, frozenset({"facts"})),
 }
 ABLATION_VARIANTS: tuple[str, ...] = (
     "assembler-no-selection",
     "assembler-no-ppr",
     "assembler-no-summaries",
+    "assembler-no-facts",
 )
 
 
