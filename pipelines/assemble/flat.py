@@ -123,7 +123,8 @@ def _tiered(
 class FlatContext:
     """The flat sections decomposed into the prompt: the layout, the records kept (display
     order), the facts kept (their items, and each one's turn), the decomposer's result, and
-    the phase report without its ``included`` count."""
+    the phase report without its ``included`` count, and the tokens the facts could take (0
+    when no fact was offered)."""
 
     layout: Layout
     kept: list[Item]
@@ -131,6 +132,7 @@ class FlatContext:
     fact_sources: dict[str, str]
     result: DecomposedPrompt
     phase: FlatPhase
+    facts_share: int = 0
 
 
 def flat_recall(run: Run, recalled: SpaceRecall | None = None) -> tuple[SpaceRecall, bool]:
@@ -193,8 +195,9 @@ def _records(
 
 def _with_facts(
     run: Run, recalled: SpaceRecall, candidates: list[Item], facts: Sequence[Fact], lay: Layout
-) -> tuple[_Records, list[Item], dict[str, str]]:
-    """Records and facts in ``lay``'s room (facts first, up to ``facts_share``): the records
+) -> tuple[_Records, list[Item], dict[str, str], int]:
+    """Records and facts in ``lay``'s room (facts first, up to ``facts_share``; the last value
+    is that share in tokens): the records
     packed into what the share leaves, the facts of the turns they do not show, then the
     records packed again into what those facts leave (facts whose turn they then show are
     dropped). The second packing is skipped when the facts leave less than a compact record."""
@@ -209,7 +212,7 @@ def _with_facts(
     shown = records.ids()
     kept = [f for f in chosen if f.source_id not in shown]
     items = fact_section(run, kept, recalled.time_order)
-    return records, items, {f.id: f.source_id for f in kept}
+    return records, items, {f.id: f.source_id for f in kept}, share
 
 
 def flat_context(
@@ -240,10 +243,11 @@ def flat_context(
     fact_list: list[Item] = []
     sources: dict[str, str] = {}
     records: _Records | None = None
+    share = 0
     if facts:
         lay = layout(run, [SLOT_OF[FACTS_SECTION], *keys])
         fit = _less(lay, summary_tokens)
-        records, fact_list, sources = _with_facts(run, recalled, candidates, facts, fit)
+        records, fact_list, sources, share = _with_facts(run, recalled, candidates, facts, fit)
         if not fact_list:
             records = None
     if records is None:
@@ -280,7 +284,7 @@ def flat_context(
     )
     if run.explain:
         phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
-    return FlatContext(lay, kept, fact_list, sources, result, phase)
+    return FlatContext(lay, kept, fact_list, sources, result, phase, share)
 
 
 def _less(lay: Layout, tokens: int) -> Layout:

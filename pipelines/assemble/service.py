@@ -470,7 +470,8 @@ def _flat(
         phases.stage_summaries = summaries_phase
     if facts:
         shown = back.present.get(FACTS_SECTION, [])
-        share = int(flat.layout.section_budget * run.config.facts_share)
-        phases.facts = facts_phase(run, facts, flat.facts, flat.fact_sources, share, shown)
+        phases.facts = facts_phase(
+            run, facts, flat.facts, flat.fact_sources, flat.facts_share, shown
+        )
     report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
     return response(flat.result, back, report, flat.fact_sources)

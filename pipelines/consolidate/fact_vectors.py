@@ -10,13 +10,12 @@ writes nothing. A dry run counts what it would fill. Nothing is deleted or overw
 
 from __future__ import annotations
 
-import logging
+from typing import Any
 
-from pipelines import spaces
+from pipelines.consolidate.backfill import backfill
 from pipelines.consolidate.context import JobContext
+from pipelines.graph import Row
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
-
-log = logging.getLogger("mnemograph.consolidate.fact_vectors")
 
 
 def run(ctx: JobContext) -> None:
@@ -30,32 +29,13 @@ def run(ctx: JobContext) -> None:
     ctx.counts["pending"] = pending
     if ctx.dry_run or not pending:
         return
-    batch = ctx.config.fact_vectors.batch_size
-    after = ""
-    while True:
-        rows = store.read(
-            "consolidate/fact_vectors_pending",
-            space=ctx.space,
-            categories=categories,
-            after=after,
-            limit=batch,
-        )
-        if not rows:
-            break
-        after = rows[-1]["id"]
+
+    def compute(rows: list[Row]) -> list[dict[str, Any]]:
         vectors = ctx.engine.embedder.encode([r["text"] for r in rows])
-        written = spaces.write_locked(
-            store,
-            ctx.space,
-            "consolidate/fact_vectors_write",
-            rows=[
-                {"id": r["id"], "text": r["text"], "embedding": [float(x) for x in vec]}
-                for r, vec in zip(rows, vectors, strict=True)
-            ],
-        )[0]["written"]
-        ctx.counts["filled"] += int(written)
-        ctx.counts["skipped"] += len(rows) - int(written)
-        if len(ctx.sample) < ctx.sample_size:
-            ctx.note({"batch_after": rows[0]["id"], "facts": len(rows), "written": written})
-        log.info("fact vectors: %d of %d filled in %s", ctx.counts["filled"], pending, ctx.space)
-        ctx.checkpoint(f"fact_vectors:{after}")
+        return [
+            {"id": r["id"], "text": r["text"], "embedding": [float(x) for x in vec]}
+            for r, vec in zip(rows, vectors, strict=True)
+        ]
+
+    batch = ctx.config.fact_vectors.batch_size
+    backfill(ctx, "fact_vectors", batch, compute, {"categories": categories}, "facts")

@@ -14,15 +14,14 @@ of another format.
 
 from __future__ import annotations
 
-import logging
+from typing import Any
 
-from pipelines import spaces
+from pipelines.consolidate.backfill import backfill
 from pipelines.consolidate.context import JobContext
+from pipelines.graph import Row
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.text import embedding_input
 from pipelines.models.late_interaction import TOKEN_FORMAT, pack
-
-log = logging.getLogger("mnemograph.consolidate.token_vectors")
 
 
 def run(ctx: JobContext) -> None:
@@ -42,35 +41,14 @@ def run(ctx: JobContext) -> None:
         )
         return
     embed_speaker = DEFAULT_INGEST_CONFIG.embed_speaker
+
+    def compute(rows: list[Row]) -> list[dict[str, Any]]:
+        texts = [embedding_input(r["text"], r["speaker"], with_speaker=embed_speaker) for r in rows]
+        _, tokens = encode(texts)
+        return [
+            {"id": r["id"], "text": r["text"], "tokens": pack(t)}
+            for r, t in zip(rows, tokens, strict=True)
+        ]
+
     batch = ctx.config.token_vectors.batch_size
-    after = ""
-    while True:
-        rows = store.read(
-            "consolidate/token_vectors_pending",
-            space=ctx.space,
-            token_format=TOKEN_FORMAT,
-            after=after,
-            limit=batch,
-        )
-        if not rows:
-            break
-        after = rows[-1]["id"]
-        _, tokens = encode(
-            [embedding_input(r["text"], r["speaker"], with_speaker=embed_speaker) for r in rows]
-        )
-        written = spaces.write_locked(
-            store,
-            ctx.space,
-            "consolidate/token_vectors_write",
-            token_format=TOKEN_FORMAT,
-            rows=[
-                {"id": r["id"], "text": r["text"], "tokens": pack(t)}
-                for r, t in zip(rows, tokens, strict=True)
-            ],
-        )[0]["written"]
-        ctx.counts["filled"] += int(written)
-        ctx.counts["skipped"] += len(rows) - int(written)
-        if len(ctx.sample) < ctx.sample_size:
-            ctx.note({"batch_after": rows[0]["id"], "memories": len(rows), "written": written})
-        log.info("token vectors: %d of %d filled in %s", ctx.counts["filled"], pending, ctx.space)
-        ctx.checkpoint(f"token_vectors:{after}")
+    backfill(ctx, "token_vectors", batch, compute, {"token_format": TOKEN_FORMAT}, "memories")

@@ -183,6 +183,7 @@ def test_small_window_shows_facts_of_turns_left_out(client, family):
     chosen = [i for i in facts["items"] if i["selected"]]
     assert {i["source"] for i in chosen} >= set(included["facts"])
     assert all(text.startswith("My ") and " moved to " in text for text in shown)
+    assert 0 < report["tokens"]["facts"] <= facts["share_tokens"]
     # the records say how many recalled memories they left out; the prompt fits its budget
     assert "left out to fit the context budget" in sections["recalled"]
     assert report["total_tokens"] <= report["budget"]["limit"]
