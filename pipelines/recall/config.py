@@ -378,7 +378,7 @@ class AbstentionThresholds(_Section):
     #: said by the speaker(s) the query names (0 disables the rule): what the question asks
     #: about was said by someone else. The thresholds of this section were calibrated on
     #: LoCoMo's adversarial and BEAM-100K's abstention questions together
-    #: (``benchmarks.abstention``): precision / recall on LoCoMo 0.49 / 0.30 (0.18 / 0.02
+    #: (``benchmarks.abstention``): precision / recall on LoCoMo 0.50 / 0.30 (0.18 / 0.02
     #: without this rule); BEAM names no speakers and no recall feature separates its
     #: unanswerable questions (0.25 / 0.03).
     min_speaker_match: UnitFloat = 0.35
