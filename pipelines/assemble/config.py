@@ -188,6 +188,15 @@ class AssemblyConfig(BaseModel):
         "ranked memories fill the rest, then memories further down show their best matching "
         "sentence. 0 shows whole records only.",
     )
+    coverage_compact_share: float = Field(
+        default=0.75,
+        ge=0.0,
+        le=1.0,
+        description="'compact_share' for a question that asks for an order of events or a "
+        "summary (intents 'event_order', 'summarization'): its answer is spread over the "
+        "history, so more memories, each by its best sentence, serve it better than a few "
+        "whole ones.",
+    )
     compact_record_tokens: int = Field(
         default=30,
         ge=8,
@@ -208,6 +217,22 @@ class AssemblyConfig(BaseModel):
         le=1000,
         description="Facts read per context (the closest to the query), before choosing those "
         "that fit 'facts_share'.",
+    )
+    facts_standing_k: int = Field(
+        default=16,
+        ge=0,
+        le=200,
+        description="The space's standing statements (its active instruction and preference "
+        "facts, closest to the query first, at most this many) lead the facts tier, whatever "
+        "the query: an instruction governs every answer it applies to, and the query seldom "
+        "shares its words. 0: standing statements compete with the other facts.",
+    )
+    facts_standing_min_similarity: float = Field(
+        default=-1.0,
+        ge=-1.0,
+        le=1.0,
+        description="The cosine with the query (the statement's or its condition's) a "
+        "standing statement needs to lead the facts tier; -1: every one does.",
     )
     facts_per_memory: int = Field(
         default=1,

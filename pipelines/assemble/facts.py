@@ -24,8 +24,9 @@ from pipelines.assemble.recalls import SPACE_PRESET, valid_ids
 from pipelines.assemble.report import FactsPhase, ItemReport
 from pipelines.assemble.request import FACTS_SECTION
 from pipelines.assemble.run import Run
-from pipelines.graph import from_epoch_micros
+from pipelines.graph import Row, from_epoch_micros
 from pipelines.ingest.text import normalise_for_match
+from pipelines.recall.steps.standing import STANDING_CATEGORIES
 
 __all__ = [
     "FACTS_HEADER",
@@ -83,10 +84,24 @@ def query_vector(run: Run) -> list[float]:
 
 
 def read_facts(run: Run, vector: Sequence[float]) -> list[Fact]:
-    """The space's facts closest to the query ``vector``, best first: from memories valid at
-    ``as_of``, active unless superseded ones are asked for."""
+    """The space's standing statements (``facts_standing_k``, closest first), then its other
+    facts closest to the query ``vector``, best first: from memories valid at ``as_of``,
+    active unless superseded ones are asked for."""
     cfg = run.config
-    rows = run.store.read(
+    statuses = ["active", "superseded"] if run.with_superseded else ["active"]
+    rows = []
+    if cfg.facts_standing_k:
+        rows = run.store.read(
+            "assemble/standing_facts",
+            space=run.space,
+            embedding=list(vector),
+            categories=list(STANDING_CATEGORIES),
+            k=cfg.facts_standing_k,
+            min_similarity=cfg.facts_standing_min_similarity,
+            statuses=statuses,
+            time_to=run.as_of,
+        )
+    rows += run.store.read(
         "assemble/facts",
         space=run.space,
         embedding=list(vector),
@@ -94,9 +109,13 @@ def read_facts(run: Run, vector: Sequence[float]) -> list[Fact]:
         fetch=cfg.facts_k * _FETCH_FACTOR,
         k=cfg.facts_k,
         include_superseded=run.with_superseded,
-        statuses=["active", "superseded"] if run.with_superseded else ["active"],
+        statuses=statuses,
         time_to=run.as_of,
     )
+    first: dict[str, Row] = {}
+    for r in rows:
+        first.setdefault(r["id"], r)  # a standing statement keeps its place at the front
+    rows = list(first.values())
     facts = [
         Fact(
             id=r["id"],

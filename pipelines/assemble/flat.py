@@ -42,6 +42,7 @@ from pipelines.assemble.report import FlatPhase, ItemReport
 from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION
 from pipelines.assemble.run import Run
 from pipelines.assemble.sections import SectionKind, pack_to_budget, top_up
+from pipelines.recall.intent import Intent
 from pipelines.recall.query import extract_keywords
 from pipelines.recall.request import MAX_K
 from pipelines.recall.service import RecallHit
@@ -92,18 +93,29 @@ def flat_k(run: Run, lay: Layout | None = None) -> int:
     return min(MAX_K, wanted)
 
 
+def compact_share(run: Run, recalled: SpaceRecall) -> float:
+    """The share of the room for compact records: ``coverage_compact_share`` for a question
+    that asks for an order or a summary (its answer is spread over the history), else
+    ``compact_share``."""
+    cfg = run.config
+    return cfg.coverage_compact_share if recalled.intent in _COVERAGE else cfg.compact_share
+
+
+_COVERAGE = {str(Intent.EVENT_ORDER), str(Intent.SUMMARIZATION)}
+
+
 def _tiered(
-    run: Run, hits: Sequence[RecallHit], items: list[Item], room: int
+    run: Run, hits: Sequence[RecallHit], items: list[Item], room: int, share: float
 ) -> tuple[list[Item], set[int]]:
     """The candidates in rank order: whole records for the best ranked that fit
-    ``1 - compact_share`` of ``room``, compact ones after them (all whole when they all fit);
+    ``1 - share`` of ``room``, compact ones after them (all whole when they all fit);
     and the positions shown compact."""
     cfg = run.config
-    if cfg.compact_share <= 0.0 or sum(costs(items)) <= room:
+    if share <= 0.0 or sum(costs(items)) <= room:
         return items, set()
     sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
-    whole = set(pack_to_budget(sizes, int(room * (1.0 - cfg.compact_share)), groups).kept)
+    whole = set(pack_to_budget(sizes, int(room * (1.0 - share)), groups).kept)
     terms = query_terms(extract_keywords(run.request.query))
     out: list[Item] = []
     compacted: set[int] = set()
@@ -166,7 +178,7 @@ def _records(
 ) -> _Records:
     """The records of ``candidates`` (rank order) that ``room`` holds, topped up while the
     section's text fits ``budget``."""
-    items, compacted = _tiered(run, recalled.hits, candidates, room)
+    items, compacted = _tiered(run, recalled.hits, candidates, room, compact_share(run, recalled))
     sizes = [(n, i.tokens) for n, i in enumerate(items)]
     groups = [(i.group, i.group_tokens) for i in items]
     packed = pack_to_budget(sizes, room, groups)

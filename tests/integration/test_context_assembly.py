@@ -931,6 +931,32 @@ def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_as
         client.delete(f"/v1/spaces/{space}")
 
 
+def test_an_order_question_gets_more_compact_records(client, make_assembler):
+    space = _new_space(client)
+    try:
+        turns = [("user", "Anna", text) for text in _LONG_TURNS]
+        _ingest(client, space, [("s1", "ops", 0, turns)])
+        query = "In what order did the replicas start running in each city?"
+        cover = _flat_context(make_assembler(), space, query=query, context_window=700)
+        plain = _flat_context(
+            make_assembler(AssemblyConfig(coverage_compact_share=0.5)),
+            space,
+            query=query,
+            context_window=700,
+        )
+        phase, plain_phase = (
+            cover["report"]["phases"]["recalled"],
+            plain["report"]["phases"]["recalled"],
+        )
+        assert phase["intent"] == "event_order"
+        # the answer is spread over the history: more memories, fewer of them whole
+        assert phase["compact"] > plain_phase["compact"] > 0
+        assert len(cover["included_ids"]["recalled"]) >= len(plain["included_ids"]["recalled"])
+        assert cover["report"]["budget"]["fits"] is True
+    finally:
+        client.delete(f"/v1/spaces/{space}")
+
+
 def test_a_summary_question_in_flat_mode_gets_the_stage_summaries(client, make_assembler):
     space = _new_space(client)  # tiny: the density gate chooses flat mode
     try:
