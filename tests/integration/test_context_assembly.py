@@ -898,22 +898,28 @@ _LONG_TURNS = [
 ]
 
 
-def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_assembler):
+def _defaults_and(make_assembler, space: str, query: str, other: AssemblyConfig):
+    """The flat context of ``query`` in a 700-token window with the defaults and with
+    ``other``, each with its ``recalled`` phase report."""
+    out = []
+    for config in (None, other):
+        body = _flat_context(make_assembler(config), space, query=query, context_window=700)
+        out.append((body, body["report"]["phases"]["recalled"]))
+    return out
+
+
+def _long_turns_space(client) -> str:
     space = _new_space(client)
+    _ingest(client, space, [("s1", "ops", 0, [("user", "Anna", t) for t in _LONG_TURNS])])
+    return space
+
+
+def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_assembler):
+    space = _long_turns_space(client)
     try:
-        turns = [("user", "Anna", text) for text in _LONG_TURNS]
-        _ingest(client, space, [("s1", "ops", 0, turns)])
         query = "In which city does each replica run?"
-        tiered = _flat_context(make_assembler(), space, query=query, context_window=700)
-        whole = _flat_context(
-            make_assembler(AssemblyConfig(compact_share=0.0)),
-            space,
-            query=query,
-            context_window=700,
-        )
-        phase, whole_phase = (
-            tiered["report"]["phases"]["recalled"],
-            whole["report"]["phases"]["recalled"],
+        (tiered, phase), (whole, whole_phase) = _defaults_and(
+            make_assembler, space, query, AssemblyConfig(compact_share=0.0)
         )
         assert whole_phase["compact"] == 0 and whole_phase["dropped"] > 0
         assert phase["compact"] > 0
@@ -932,21 +938,11 @@ def test_memories_that_do_not_fit_whole_show_their_best_sentence(client, make_as
 
 
 def test_an_order_question_gets_more_compact_records(client, make_assembler):
-    space = _new_space(client)
+    space = _long_turns_space(client)
     try:
-        turns = [("user", "Anna", text) for text in _LONG_TURNS]
-        _ingest(client, space, [("s1", "ops", 0, turns)])
         query = "In what order did the replicas start running in each city?"
-        cover = _flat_context(make_assembler(), space, query=query, context_window=700)
-        plain = _flat_context(
-            make_assembler(AssemblyConfig(coverage_compact_share=0.5)),
-            space,
-            query=query,
-            context_window=700,
-        )
-        phase, plain_phase = (
-            cover["report"]["phases"]["recalled"],
-            plain["report"]["phases"]["recalled"],
+        (cover, phase), (plain, plain_phase) = _defaults_and(
+            make_assembler, space, query, AssemblyConfig(coverage_compact_share=0.5)
         )
         assert phase["intent"] == "event_order"
         # the answer is spread over the history: more memories, fewer of them whole
