@@ -8,8 +8,9 @@ The product presets (what a request can name, ``preset`` in the recall body):
   expressions), send the embedding-free signals and the session-level search ahead, embed,
   gather every signal's candidates, fuse them (weighted RRF, boosts, the question prior),
   rerank, lift by session documents, late interaction for memories and for sessions, MMR
-  selection with session novelty, the replies to a summary request's best results, time
-  order for event-order questions (``order="auto"``), abstention, touch.
+  selection with session novelty, the replies to a summary request's best results, a place
+  for the best standing instruction or preference, time order for event-order questions
+  (``order="auto"``), abstention, touch.
 * ``fast``: ``full`` without late interaction (at either level): no token vectors read.
 * ``dense``: vector similarity only, for debugging.
 
@@ -39,7 +40,7 @@ from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
 from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
 from pipelines.recall.steps.session_late_interaction import SessionLateInteraction
-from pipelines.recall.steps.standing import Standing, StandingAhead
+from pipelines.recall.steps.standing import Standing, StandingAhead, StandingSlots
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
 
@@ -112,7 +113,7 @@ FULL = RecallPreset(
     name="full",
     description="Every step: query understanding, fused signals, reranking, session "
     "documents, late interaction (memories and sessions), MMR selection with session "
-    "novelty, time order for event-order questions.",
+    "novelty, a place for the best standing statement, time order for event-order questions.",
     steps=(
         Understand(signals=DEFAULT_SIGNALS, time_expressions=True, speakers=True),
         LexicalAhead(),
@@ -130,6 +131,7 @@ FULL = RecallPreset(
         Embeddings(),
         Select(session_novelty=True),
         Replies(),
+        StandingSlots(),
         Order(event_order=True),
         Abstain(),
         Touch(),

@@ -4,12 +4,14 @@ its round trip leaves for later steps."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from benchmarks.presets import FUSED_RERANK
 from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RerankConfig
 from pipelines.recall.steps.rerank import (
     Rerank,
+    best_chunk_scores,
     blend,
     context_rerank_scores,
     keep_context_reads,
@@ -53,6 +55,25 @@ def test_context_scores_add_the_best_neighbour() -> None:
     ]
     scores = context_rerank_scores(rows, RerankConfig())
     assert scores == {"a": 0.5 + 1.0, "b": 1.0}
+
+
+def test_a_long_memory_is_scored_by_its_best_chunk_when_that_is_higher() -> None:
+    rows = [
+        {"id": "long", "score": 0.6, "neighbours": []},
+        {"id": "short", "score": 0.8, "neighbours": []},
+    ]
+    scores = context_rerank_scores(rows, RerankConfig(), {"long": 0.9, "short": 0.5})
+    assert scores == pytest.approx({"long": 0.8, "short": 0.6})  # cosines: 2 * s - 1
+    # which memories have such a score: those whose vector score their chunks decided
+    s = state(
+        [
+            cand("long", chunk_count=4, chunk_signals=["vector"], raw={"vector": 0.9}),
+            cand("text", chunk_count=4, chunk_signals=["fulltext"], raw={"vector": 0.7}),
+            cand("short", raw={"vector": 0.8}),
+        ],
+        [("long", 3.0), ("text", 2.0), ("short", 1.0)],
+    )
+    assert best_chunk_scores(s, s.order) == {"long": 0.9}
 
 
 def test_the_context_round_trip_leaves_embeddings_and_token_vectors() -> None:

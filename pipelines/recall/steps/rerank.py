@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from pipelines.models.late_interaction import TOKEN_FORMAT
-from pipelines.recall.config import RerankConfig
+from pipelines.recall.config import SIGNAL_VECTOR, RerankConfig
 from pipelines.recall.fusion import blend_rerank
 from pipelines.recall.rerank import context_scores
 from pipelines.recall.state import Explanations, RecallState, Row, cosine_from_neo4j
@@ -72,7 +72,8 @@ class Rerank(RecallStep):
             stamps,
             {r["id"]: state.embeddings[r["id"]] for r in rows if r["embedding"] is not None},
         )
-        return blend(state, context_rerank_scores(rows, cfg), cfg.context_blend, "context")
+        chunks = best_chunk_scores(state, window) if cfg.context_best_chunk else {}
+        return blend(state, context_rerank_scores(rows, cfg, chunks), cfg.context_blend, "context")
 
 
 def keep_context_reads(state: RecallState, rows: list[Row], with_tokens: bool) -> None:
@@ -85,11 +86,24 @@ def keep_context_reads(state: RecallState, rows: list[Row], with_tokens: bool) -
             state.tokens[r["id"]] = r["tokens"]
 
 
-def context_rerank_scores(rows: list[Row], cfg: RerankConfig) -> dict[str, float]:
-    """The context reranker's score of each row: its cosine with the query plus the best of
-    its neighbours' (:func:`~pipelines.recall.rerank.context_scores`)."""
+def best_chunk_scores(state: RecallState, ids: list[str]) -> dict[str, float]:
+    """The vector score of each long memory of ``ids`` whose best chunk decided it."""
+    return {
+        i: state.pool[i].raw[SIGNAL_VECTOR]
+        for i in ids
+        if SIGNAL_VECTOR in state.pool[i].chunk_signals
+    }
+
+
+def context_rerank_scores(
+    rows: list[Row], cfg: RerankConfig, best_chunk: dict[str, float] | None = None
+) -> dict[str, float]:
+    """The context reranker's score of each row: its cosine with the query (or its best
+    chunk's, ``best_chunk``, when higher) plus the best of its neighbours'
+    (:func:`~pipelines.recall.rerank.context_scores`)."""
+    chunks = best_chunk or {}
     return context_scores(
-        {r["id"]: cosine_from_neo4j(r["score"]) for r in rows},
+        {r["id"]: cosine_from_neo4j(max(r["score"], chunks.get(r["id"], 0.0))) for r in rows},
         {
             r["id"]: [
                 (int(n["distance"]), cosine_from_neo4j(n["score"]))

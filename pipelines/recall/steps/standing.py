@@ -88,4 +88,36 @@ class Standing(RecallStep):
         return None
 
 
-__all__ = ["SIGNAL_STANDING", "Standing", "StandingAhead"]
+class StandingSlots(RecallStep):
+    """The turns of the best standing statements the ``standing`` step found always have a
+    place among the results (``selection.standing_slots``): the last places, when selection
+    left them out. Which statements govern a task is decided by their cosine with it; the
+    rescoring steps, which weigh the words a turn shares with the query, would drop them."""
+
+    kind: Literal["standing_slots"] = "standing_slots"
+    requires = ("standing",)
+    after = ("select", "replies")
+
+    def applies(self, state: RecallState, ctx: StepContext) -> bool:
+        return ctx.config.selection.standing_slots > 0 and bool(state.order)
+
+    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+        results = state.final_ids()
+        state.results = with_standing(results, state, ctx.config.selection.standing_slots)
+        added = [i for i in state.results if i not in results]
+        return {i: {"standing_slot": True} for i in added} if state.explaining else None
+
+
+def with_standing(results: list[str], state: RecallState, slots: int) -> list[str]:
+    """``results`` with the turns of the ``slots`` best standing statements where they are
+    missing, in the last places (never more than ``k`` results)."""
+    best = sorted(
+        (c for c in state.pool.values() if SIGNAL_STANDING in c.raw),
+        key=lambda c: (-c.raw[SIGNAL_STANDING], c.id),
+    )[:slots]
+    missing = [c.id for c in best if c.id not in results][: state.plan.k]
+    keep = max(0, min(len(results), state.plan.k - len(missing)))
+    return results[:keep] + missing
+
+
+__all__ = ["SIGNAL_STANDING", "Standing", "StandingAhead", "StandingSlots"]
