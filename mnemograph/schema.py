@@ -109,7 +109,9 @@ class RecallResult(SchemaModel):
         "`session_late_interaction` (the rank and MaxSim score of the result's session, "
         "over all of the session's token vectors), `selection` (MMR relevance, similarity "
         "penalty and session-novelty penalty), `replies_to` (a reply brought after the "
-        "summary request it answers: that result's id); for a long memory (indexed as chunks), "
+        "summary request it answers: that result's id), `standing_slot` (true: the turn of the "
+        "best standing instruction or preference, given a place selection had not left it); "
+        "for a long memory (indexed as chunks), "
         "`chunks`: how many it has (`of`), the signals its best chunk decided (`signals`) and "
         "the chunks that matched (`matched`: id, index, start and end of the span of the "
         "memory's text, scores), best first.",
