@@ -1,7 +1,8 @@
 """Step ``standing``: a question brings the turn that gave a standing instruction its words do
 not share, matched by the instruction or by the topic it is conditioned on (every query by
 default, task-like ones only with ``standing_scope = "task"``); an unrelated question does
-not; the statements of another space never come back."""
+not; the statements of another space never come back. Step ``standing_slots``: the best
+statement's turn keeps a place among the results."""
 
 from __future__ import annotations
 
@@ -45,11 +46,12 @@ def spaces(client, engine):
         client.delete(f"/v1/spaces/{space}")
 
 
-def _recall(engine, space, query, **standing):
-    config = merge_overrides(DEFAULT_RECALL_CONFIG, {"candidates": standing}, "recall")
+def _recall(engine, space, query, k=5, selection=None, **standing):
+    overrides = {"candidates": standing, "selection": selection or {}}
+    config = merge_overrides(DEFAULT_RECALL_CONFIG, overrides, "recall")
     recaller, close = open_recaller(engine, config)
     try:
-        req = RecallRequest(query=query, k=5, touch=False, explain=True)
+        req = RecallRequest(query=query, k=k, touch=False, explain=True)
         return recaller.recall(space, req).results
     finally:
         close()
@@ -90,3 +92,15 @@ def test_sent_ahead_or_read_in_turn_the_standing_read_gives_the_same_results(eng
     in_turn = _recall(engine, spaces[0], query, concurrent_signals=False)
     assert [(r.id, r.score) for r in ahead] == [(r.id, r.score) for r in in_turn]
     assert any("standing" in r.explain["signals"] for r in in_turn)
+
+
+def test_the_best_standing_turn_keeps_a_place_among_few_results(engine, spaces):
+    query = "How should I schedule the next deployment on Render?"
+    instruction = f"s1#{INSTRUCTION}"
+    off = _recall(engine, spaces[0], query, k=2, selection={"standing_slots": 0})
+    assert instruction not in [r.id for r in off]  # selection alone leaves it out
+    kept = _recall(engine, spaces[0], query, k=2)
+    assert [r.id for r in kept] == [off[0].id, instruction]
+    assert kept[1].explain["standing_slot"] is True and "standing" in kept[1].explain["signals"]
+    # the first result always stays: with k = 1 there is no room
+    assert [r.id for r in _recall(engine, spaces[0], query, k=1)] == [off[0].id]

@@ -47,6 +47,7 @@ def test_full_runs_every_step_in_order() -> None:
         "embeddings",
         "select",
         "replies",
+        "standing_slots",
         "order",
         "abstain",
         "touch",

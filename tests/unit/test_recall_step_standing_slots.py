@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
-from pipelines.recall.presets import FAST, FULL
 from pipelines.recall.steps.standing import StandingSlots, with_standing
 from tests.unit.recall_state import cand, ctx, plan, state
 
@@ -33,7 +32,9 @@ def test_more_slots_take_more_places_best_first() -> None:
     s = _state()
     assert with_standing(["a", "b", "c"], s, 2) == ["a", "rule", "pref"]
     assert with_standing(["a", "b", "c"], s, 9) == ["a", "rule", "pref"]
-    assert with_standing(["a", "b", "c"], _state(k=1), 2) == ["rule"]  # never more than k
+    assert with_standing(["a", "b", "c"], _state(k=2), 2) == ["a", "rule"]  # the first stays
+    assert with_standing(["a"], _state(k=1), 1) == ["a"]
+    assert with_standing([], _state(k=1), 1) == ["rule"]
 
 
 def test_a_standing_turn_already_chosen_keeps_its_place() -> None:
@@ -48,9 +49,3 @@ def test_no_standing_candidate_or_no_slot_changes_nothing() -> None:
     off = merge_overrides(DEFAULT_RECALL_CONFIG, {"selection": {"standing_slots": 0}}, "recall")
     assert not StandingSlots().applies(_state(), ctx(off))
     assert StandingSlots().applies(_state(), ctx())
-
-
-def test_the_product_presets_run_it_after_selection() -> None:
-    for preset in (FULL, FAST):
-        kinds = [step.kind for step in preset.steps]
-        assert kinds.index("select") < kinds.index("standing_slots") < kinds.index("order")

@@ -110,12 +110,13 @@ class StandingSlots(RecallStep):
 
 def with_standing(results: list[str], state: RecallState, slots: int) -> list[str]:
     """``results`` with the turns of the ``slots`` best standing statements where they are
-    missing, in the last places (never more than ``k`` results)."""
+    missing, in the last places; never more than ``k`` results, and the first result stays."""
     best = sorted(
         (c for c in state.pool.values() if SIGNAL_STANDING in c.raw),
         key=lambda c: (-c.raw[SIGNAL_STANDING], c.id),
     )[:slots]
-    missing = [c.id for c in best if c.id not in results][: state.plan.k]
+    room = state.plan.k - 1 if results else state.plan.k
+    missing = [c.id for c in best if c.id not in results][: max(0, room)]
     keep = max(0, min(len(results), state.plan.k - len(missing)))
     return results[:keep] + missing
 
