@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from pipelines.recall.config import SIGNAL_STANDING
-from pipelines.recall.state import Explanations, RecallState, Row
+from pipelines.recall.state import Explanations, RecallState, Row, ranked
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
 
@@ -111,14 +111,12 @@ class StandingSlots(RecallStep):
 def with_standing(results: list[str], state: RecallState, slots: int) -> list[str]:
     """``results`` with the turns of the ``slots`` best standing statements where they are
     missing, in the last places; never more than ``k`` results, and the first result stays."""
-    best = sorted(
-        (c for c in state.pool.values() if SIGNAL_STANDING in c.raw),
-        key=lambda c: (-c.raw[SIGNAL_STANDING], c.id),
-    )[:slots]
+    best = ranked(
+        [(c.raw[SIGNAL_STANDING], c.id) for c in state.pool.values() if SIGNAL_STANDING in c.raw]
+    )
     room = state.plan.k - 1 if results else state.plan.k
-    missing = [c.id for c in best if c.id not in results][: max(0, room)]
-    keep = max(0, min(len(results), state.plan.k - len(missing)))
-    return results[:keep] + missing
+    missing = [i for i in best[:slots] if i not in results][:room]
+    return results[: min(len(results), state.plan.k - len(missing))] + missing
 
 
 __all__ = ["SIGNAL_STANDING", "Standing", "StandingAhead", "StandingSlots"]
