@@ -55,6 +55,21 @@ def test_fusion_boosts_and_explains() -> None:
     assert [i for i, _ in plain] == ["a", "b", "c"] and none is None
 
 
+def test_speaker_match_counts_the_named_speakers_conversations_only() -> None:
+    # Two other people's conversation matches best; in Ann's own, she said one of two.
+    pool = _pool(
+        cand("x1", raw={"vector": 0.95}, speaker="Cy", named_speaker_session=False),
+        cand("x2", raw={"vector": 0.9}, speaker="Di", named_speaker_session=False),
+        cand("a", raw={"vector": 0.8}, speaker="Ann", named_speaker_session=True),
+        cand("b", raw={"vector": 0.7}, speaker="Bob", named_speaker_session=True),
+    )
+    _, _, match = fuse(pool, plan(query_speakers=["ann"]), CFG, False, False)
+    assert match == 1 / 2
+    only_others = {k: v for k, v in pool.items() if k.startswith("x")}
+    _, _, none_said = fuse(only_others, plan(query_speakers=["Ann"]), CFG, False, False)
+    assert none_said == 0.0
+
+
 def test_window_rankings_weigh_like_the_vector_signal() -> None:
     pool = _pool(cand("a", raw={"window:0": 0.9}), cand("b", raw={"vector": 0.9}))
     _, notes, _ = fuse(pool, plan(), CFG, question_prior=False, explain=True)

@@ -98,8 +98,8 @@ def fuse(
     explain: bool,
 ) -> tuple[list[tuple[str, float]], Explanations, float | None]:
     """The fused ranking, its explanations (when ``explain``), and the share of the best
-    content matches (before the speaker boost) said by a speaker the query names (``None``:
-    it names none)."""
+    content matches (before the speaker boost) said by a speaker the query names
+    (:func:`speaker_share`; ``None``: it names none)."""
     cfg = config.fusion
     signal_rankings = rankings(pool, plan, config)
     weights = signal_weights(pool, plan, config, signal_rankings)
@@ -126,9 +126,7 @@ def fuse(
     if plan.query_speakers:
         named = {s.casefold() for s in plan.query_speakers}
         spoken = {c.id for c in pool.values() if (c.speaker or "").casefold() in named}
-        top = ranking[: config.abstention.speaker_top_n]
-        if top:
-            speaker_match = sum(1 for i, _ in top if i in spoken) / len(top)
+        speaker_match = speaker_share(ranking, pool, spoken, config.abstention.speaker_top_n)
         if spoken:
             boost(spoken, cfg.speaker_boost_factor, "speaker")
         # Their conversations: a boost only where it separates (in a space whose every
@@ -165,6 +163,20 @@ def fuse(
             }
             notes[f.id] = {"signals": signals, "fused": f.score, "boosts": boosts.get(f.id, {})}
     return ranking, notes, speaker_match
+
+
+def speaker_share(
+    ranking: list[tuple[str, float]], pool: dict[str, Candidate], spoken: set[str], n: int
+) -> float | None:
+    """Share of the best ``n`` content matches said by the named speakers (``spoken``),
+    among the matches from conversations those speakers took part in: in a space shared by
+    many conversations the others' turns say nothing about who said what in theirs. A
+    memory outside any session counts; 0 when only other conversations matched, ``None``
+    when nothing did."""
+    if not ranking:
+        return None
+    top = [i for i, _ in ranking if pool[i].named_speaker_session is not False][:n]
+    return sum(1 for i in top if i in spoken) / len(top) if top else 0.0
 
 
 def signal_weights(
