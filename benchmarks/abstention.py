@@ -1,13 +1,14 @@
 """Abstention calibration on the kept spaces of harness runs, several datasets together.
 
     python -m benchmarks.abstention collect --dataset beam --result RUN.json \\
-        --neo4j-uri bolt://... --out beam-features.jsonl
+        --neo4j-uri bolt://... [--label NAME] --out beam-features.jsonl
     python -m benchmarks.abstention calibrate beam-features.jsonl locomo-features.jsonl \\
         [--max-false-rate 0.1] [--out calibration.json] [--plot calibration.png]
 
 ``collect`` asks every question (those without evidence too) through preset ``full`` and keeps
 what the ``abstain`` step reads (:class:`~pipelines.recall.abstain.AbstentionInputs`) with the
-question's label (unanswerable or not), which only the scorer reads.
+question's label (unanswerable or not), which only the scorer reads. ``--label`` names the set
+(the dataset by default): a scale run counts apart from the per-conversation run of its data.
 
 ``calibrate`` replays :func:`~pipelines.recall.abstain.decide_abstention` over a grid of
 thresholds and reports precision / recall / F1 per dataset (unanswerable questions are the
@@ -42,7 +43,7 @@ GRID: dict[str, Sequence[float]] = {
 
 
 def collect(
-    dataset_name: str, path: str | None, result: Path, uri: str, workers: int
+    dataset_name: str, path: str | None, result: Path, uri: str, workers: int, label: str
 ) -> list[dict[str, Any]]:
     from tqdm import tqdm
 
@@ -66,7 +67,7 @@ def collect(
         state = recall_state(recaller, spaces[c.id], request, preset, trace=False)
         inputs = abstention_inputs(state, DEFAULT_RECALL_CONFIG.abstention)
         return {
-            "dataset": dataset_name,
+            "dataset": label,
             "conversation": c.id,
             "question": q.id,
             "category": q.category,
@@ -205,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--result", type=Path, required=True, help="result JSON of a kept run")
     c.add_argument("--neo4j-uri", required=True)
     c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--label", default=None, help="name of this set (default: the dataset's)")
     c.add_argument("--out", type=Path, required=True, help="features (JSON lines)")
     k = sub.add_parser("calibrate", help="sweep the thresholds over collected features")
     k.add_argument("features", type=Path, nargs="+")
@@ -214,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     if args.command == "collect":
-        rows = collect(args.dataset, args.path, args.result, args.neo4j_uri, args.workers)
+        label = args.label or args.dataset
+        rows = collect(args.dataset, args.path, args.result, args.neo4j_uri, args.workers, label)
         args.out.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
         print(_line("defaults", score(rows, {})))
         return 0
