@@ -337,8 +337,9 @@ _META_RE = re.compile(
     r"detailed|quick|clear|full)\s+)*(?:summary|overview|recap|list|rundown)\s+of|"
     r"the\s+order\s+in\s+which|in\s+(?:what|which)\s+order|in\s+(?:chronological\s+)?order|"
     r"(?:i|we|you)\s+(?:brought\s+up|mentioned|discussed|talked\s+about|raised)|"
-    r"(?:throughout|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|these|my|the)\s+"
-    r"(?:conversations?|discussions?|chats?|sessions?|exchanges?)|so\s+far|"
+    r"(?:throughout|through|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|these|my|the)\s+"
+    r"(?:conversations?|discussions?|chats?|sessions?|exchanges?)|so\s+far|over\s+time|"
+    r"(?:the\s+)?(?:different|various)\s+(?:aspects|parts|sides|stages|phases|steps)\s+of|"
     r"mention\s+only\b.*$)",
     re.IGNORECASE,
 )
@@ -347,8 +348,8 @@ _META_RE = re.compile(
 def strip_meta(query: str) -> str:
     """``query`` without the words that ask *for* something rather than *about* it ("Can you
     give me a summary of …", "… throughout our conversations", "the order in which I
-    brought up …"): a summary or ordering request is about its topic, and the request's own
-    words only pull the search toward turns that happen to share them. Returns the query
+    brought up the different aspects of …"): a summary or ordering request is about its topic,
+    and the request's own words only pull the search toward turns that happen to share them. Returns the query
     unchanged when nothing searchable would be left."""
     stripped = " ".join(_META_RE.sub(" ", query).split())
     stripped = re.sub(r"\s+([?.!,;:])", r"\1", stripped).strip(" ,;:")

@@ -326,8 +326,13 @@ def test_task_request(query: str, expected: bool) -> None:
         (
             "Can you list the order in which I brought up different aspects of my tracker "
             "throughout our conversations, in order? Mention ONLY and ONLY three items.",
-            "different aspects of my tracker,?",
+            "my tracker,?",
         ),
+        (
+            "How did I bring up the various stages of my patent process?",
+            "How did I bring up my patent process?",
+        ),
+        ("Which parts did I replace?", "Which parts did I replace?"),
         ("What did Caroline paint?", "What did Caroline paint?"),
         ("Can you summarize our conversations?", "our conversations?"),
     ],
