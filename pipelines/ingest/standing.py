@@ -31,7 +31,8 @@ security") records the topic as its ``condition``: recall matches a question to 
 
 Each statement records whether it announces a **change** ("now", "instead", "anymore",
 "no longer", "from now on", "switch", "changed my mind", "actually") and its polarity
-(``negated``: "never", "don't", "no longer", "stop", "avoid").
+(``negated``: "never", "don't", "no longer", "stop", "avoid"; not in a purpose clause such as
+"… to avoid delays").
 
 **Supersession** (:func:`supersedes`): a new statement retires the most similar active one of
 the same category and speaker in the space when their embeddings are at least
@@ -109,6 +110,12 @@ _CHANGE = _rx(
     r"switch(?:ed|ing)?|changed my mind|actually|these days|rather than before)\b"
 )
 _NEGATED = _rx(r"\b(?:never|don't|do not|no longer|stop|avoid|not anymore)\b")
+#: A purpose clause ("… within 10 days to avoid delays", "… so I don't forget") says why, not
+#: what: its negation is not the statement's polarity.
+_PURPOSE = _rx(
+    r"\b(?:(?:in order |so as )?to (?:avoid|stop|prevent)|so(?: that)? (?:i|we|it|they|you) "
+    r"(?:don't|do not|won't|never|can't))\b.*$"
+)
 #: Where a sentence that ends in "?" turns from saying to asking ("I prefer Excel, can you
 #: help me …?"): what comes before is a statement.
 _ASKING = _rx(
@@ -142,7 +149,7 @@ def _statement(
         rule,
         confidence,
         bool(_CHANGE.search(text)),
-        bool(_NEGATED.search(text)),
+        bool(_NEGATED.search(_PURPOSE.sub("", text))),
         _condition(text),
     )
 

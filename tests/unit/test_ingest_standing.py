@@ -94,6 +94,14 @@ def test_change_and_polarity() -> None:
     assert not old.change and new.change  # "for now" is not a change, "now" is
     (neg,) = extract_standing("Never include type hints.", "user", USER)
     assert neg.negated and not old.negated
+    # a purpose clause says why, not what: its negation does not flip the statement
+    (why,) = extract_standing(
+        "I prefer addressing patent office actions within 10 days to avoid delays.", "user", USER
+    )
+    (so,) = extract_standing("I prefer writing things down so I don't forget.", "user", USER)
+    assert not why.negated and not so.negated
+    (avoid,) = extract_standing("Avoid global variables in every example.", "user", USER)
+    assert avoid.negated
 
 
 def _s(text: str, change: bool = False, negated: bool = False) -> Standing:
