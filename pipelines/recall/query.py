@@ -349,8 +349,8 @@ def strip_meta(query: str) -> str:
     """``query`` without the words that ask *for* something rather than *about* it ("Can you
     give me a summary of …", "… throughout our conversations", "the order in which I
     brought up the different aspects of …"): a summary or ordering request is about its topic,
-    and the request's own words only pull the search toward turns that happen to share them. Returns the query
-    unchanged when nothing searchable would be left."""
+    and the request's own words only pull the search toward turns that happen to share them.
+    Returns the query unchanged when nothing searchable would be left."""
     stripped = " ".join(_META_RE.sub(" ", query).split())
     stripped = re.sub(r"\s+([?.!,;:])", r"\1", stripped).strip(" ,;:")
     return stripped if build_fulltext_query(stripped) is not None else query
