@@ -100,10 +100,13 @@ def load_dataset(name: str, path: str | None) -> Any:
     return load_generic(path)
 
 
-def kept_spaces(result: dict[str, Any], setting: str = "per-conversation") -> dict[str, str]:
+def kept_spaces(result: dict[str, Any], setting: str | None = None) -> dict[str, str]:
     """Conversation id -> space, from a kept run's result JSON (in the ``scale`` setting,
-    every conversation's space is the one shared space)."""
+    every conversation's space is the one shared space). Without ``setting``: the run's
+    per-conversation setting, or its only one."""
     settings = result.get("results", result)
+    if setting is None:
+        setting = "per-conversation" if len(settings) != 1 else next(iter(settings))
     run = settings[setting]
     return {conv: unit["space"] for unit in run["ingest"] for conv in unit["conversations"]}
 

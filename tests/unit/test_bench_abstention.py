@@ -64,3 +64,21 @@ def test_calibrate_reports_defaults_joint_and_two_fold():
     # The joint choice is at least as good, on mean F1, as the defaults.
     mean = lambda m: (m["a"]["f1"] or 0) + (m["b"]["f1"] or 0)  # noqa: E731
     assert mean(joint) >= mean(report["defaults"])
+
+
+def test_kept_spaces_reads_the_per_conversation_setting_or_the_only_one() -> None:
+    from benchmarks.signals import kept_spaces
+
+    def unit(space: str, *convs: str) -> dict:
+        return {"space": space, "conversations": list(convs)}
+
+    both = {
+        "results": {
+            "per-conversation": {"ingest": [unit("s0", "c0"), unit("s1", "c1")]},
+            "scale": {"ingest": [unit("all", "c0", "c1")]},
+        }
+    }
+    assert kept_spaces(both) == {"c0": "s0", "c1": "s1"}
+    assert kept_spaces(both, "scale") == {"c0": "all", "c1": "all"}
+    scale_only = {"results": {"scale": both["results"]["scale"]}}
+    assert kept_spaces(scale_only) == {"c0": "all", "c1": "all"}
