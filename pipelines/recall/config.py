@@ -387,12 +387,13 @@ class AbstentionThresholds(_Section):
     weight_agreement: Weight = 0.10
     min_evidence: UnitFloat = 0.30
     agreement_top_n: PositiveInt = 5
-    #: Abstain when less than this share of the ``speaker_top_n`` best content matches was
-    #: said by the speaker(s) the query names (0 disables the rule): what the question asks
-    #: about was said by someone else. The thresholds of this section were calibrated on
-    #: LoCoMo's adversarial and BEAM-100K's abstention questions together
-    #: (``benchmarks.abstention``): precision / recall on LoCoMo 0.50 / 0.30 (0.18 / 0.02
-    #: without this rule); BEAM names no speakers and no recall feature separates its
+    #: Abstain when less than this share of the ``speaker_top_n`` best content matches from
+    #: the named speakers' conversations was said by them (0 disables the rule): what the
+    #: question asks about was said by someone else. The thresholds of this section were
+    #: calibrated on LoCoMo's adversarial and BEAM-100K's abstention questions together, per
+    #: conversation and LoCoMo in one shared space (``benchmarks.abstention``): precision /
+    #: recall 0.50 / 0.30 per conversation (0.18 / 0.02 without this rule), 0.50 / 0.28 in
+    #: the shared space; BEAM names no speakers and no recall feature separates its
     #: unanswerable questions (0.25 / 0.03).
     min_speaker_match: UnitFloat = 0.35
     speaker_top_n: PositiveInt = 10
