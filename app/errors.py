@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -25,12 +26,25 @@ def error_body(code: str, message: str, field: str | None = None) -> dict[str, A
     return {"error": {"code": code, "message": message, "field": field}}
 
 
-def _field_of(loc: tuple[Any, ...]) -> str | None:
+def _field_of(error: dict[str, Any]) -> str | None:
     """The field a validation error names: its location without the leading request part
-    (a body field may itself be called ``query``)."""
+    (a body field may itself be called ``query``). A body that is not JSON names ``body``
+    (pydantic puts the character offset where a field would be)."""
+    loc = tuple(error.get("loc", ()))
+    if error.get("type") == "json_invalid":
+        return "body"
     if loc and loc[0] in ("body", "query", "path", "header"):
         loc = loc[1:]
     return ".".join(str(p) for p in loc) or None
+
+
+def _message_of(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        loc = tuple(error.get("loc", ()))
+        where = f" at character {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
+        reason = (error.get("ctx") or {}).get("error") or "JSON decode error"
+        return f"the body is not valid JSON{where}: {reason}"
+    return str(error.get("msg"))
 
 
 def install(app: FastAPI) -> None:
@@ -54,12 +68,16 @@ def install(app: FastAPI) -> None:
         return _invalid([dict(e) for e in exc.errors()])
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            # Starlette names only the first matching route's methods; a path may have several
+            headers["Allow"] = ", ".join(allowed_methods(app, request.url.path))
         return JSONResponse(
             error_body(code.get(exc.status_code, "http_error"), str(exc.detail)),
             status_code=exc.status_code,
-            headers=getattr(exc, "headers", None),
+            headers=headers or None,
         )
 
     @app.exception_handler(GraphUnavailable)
@@ -100,12 +118,37 @@ def install(app: FastAPI) -> None:
         )
 
 
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """Every method the OpenAPI document serves at this path (the ``Allow`` header of a 405)."""
+    methods: set[str] = set()
+    for pattern, verbs in _path_methods(app):
+        if pattern.fullmatch(path):
+            methods |= verbs
+    return sorted(methods)
+
+
+def _path_methods(app: FastAPI) -> list[tuple[re.Pattern[str], set[str]]]:
+    cached: list[tuple[re.Pattern[str], set[str]]] | None = getattr(app.state, "path_methods", None)
+    if cached is None:
+        cached = [
+            (
+                re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))),
+                {m.upper() for m in ops if m.upper() in _HTTP_METHODS},
+            )
+            for template, ops in app.openapi().get("paths", {}).items()
+        ]
+        app.state.path_methods = cached
+    return cached
+
+
+_HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
+
+
 def _invalid(errors: list[dict[str, Any]]) -> JSONResponse:
     first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
-    field = _field_of(tuple(first.get("loc", ())))
-    message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+    field = _field_of(first)
+    reason = _message_of(first)
+    message = f"{field}: {reason}" if field and field != "body" else reason
     body = error_body("invalid_input", message, field)
-    body["error"]["details"] = [
-        {"field": _field_of(tuple(e.get("loc", ()))), "message": e.get("msg")} for e in errors
-    ]
+    body["error"]["details"] = [{"field": _field_of(e), "message": _message_of(e)} for e in errors]
     return JSONResponse(body, status_code=422)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.schemas.common import SpacePath
 from app.schemas.context import ContextBody, ContextOut
 from app.services import ServicesDep
 
@@ -11,7 +12,7 @@ router = APIRouter(prefix="/v1/spaces", tags=["context"])
 
 
 @router.post("/{space}/context", response_model=ContextOut)
-def assemble_context(space: str, body: ContextBody, services: ServicesDep) -> ContextOut:
+def assemble_context(space: SpacePath, body: ContextBody, services: ServicesDep) -> ContextOut:
     """Assemble the context for ``query`` within ``context_window`` tokens: the current
     stage's memories, related memories of other stages (Personalized PageRank over the entity
     graph) and summaries of the rest, as delimited data blocks, plus a report of what was

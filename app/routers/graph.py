@@ -6,7 +6,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 
-from app.schemas.common import Skip
+from app.schemas.common import IdPath, KeyPath, Skip, SpacePath
 from app.schemas.memories import EntityDetail, EntityList, FactList, StageDetail, StageList
 from app.services import ServicesDep
 from pipelines import browse
@@ -27,7 +27,7 @@ FactCategory = Literal[
 
 @router.get("/entities", response_model=EntityList)
 def list_entities(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     q: str | None = Query(None, max_length=200, description="name fragment (case-insensitive)"),
     skip: Skip = 0,
@@ -38,7 +38,7 @@ def list_entities(
 
 @router.get("/entities/{key}", response_model=EntityDetail)
 def get_entity(
-    space: str, key: str, services: ServicesDep, limit: int = Query(50, ge=1, le=500)
+    space: SpacePath, key: KeyPath, services: ServicesDep, limit: int = Query(50, ge=1, le=500)
 ) -> EntityDetail:
     """An entity (by canonical key) with the memories that mention it, in time order, and the
     entities it co-occurs with, strongest first."""
@@ -47,7 +47,7 @@ def get_entity(
 
 @router.get("/stages", response_model=StageList)
 def list_stages(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     skip: Skip = 0,
     limit: int = Query(100, ge=1, le=1000),
@@ -58,14 +58,17 @@ def list_stages(
 
 @router.get("/stages/{stage_id}", response_model=StageDetail)
 def get_stage(
-    space: str, stage_id: str, services: ServicesDep, limit: int = Query(100, ge=1, le=1000)
+    space: SpacePath,
+    stage_id: IdPath,
+    services: ServicesDep,
+    limit: int = Query(100, ge=1, le=1000),
 ) -> StageDetail:
     return browse.stage(services.engine.store, space, stage_id, limit)
 
 
 @router.get("/facts", response_model=FactList)
 def list_facts(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     category: FactCategory | None = None,
     speaker: str | None = Query(None, max_length=200),

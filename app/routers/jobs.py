@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Body, Query
 
-from app.schemas.common import Skip
+from app.schemas.common import IdPath, Skip, SpacePath
 from app.schemas.jobs import (
     JobName,
     JobRequest,
@@ -30,7 +30,7 @@ router = APIRouter(prefix="/v1/spaces/{space}", tags=["consolidation"])
 
 @router.post("/jobs/{job}", response_model=JobRun)
 def run_job(
-    space: str, job: JobName, services: ServicesDep, body: JobRequest | None = Body(None)
+    space: SpacePath, job: JobName, services: ServicesDep, body: JobRequest | None = Body(None)
 ) -> JobRun:
     """Run one consolidation job now (409 while another runner holds its lease)."""
     dry_run = body.dry_run if body is not None else None
@@ -39,7 +39,7 @@ def run_job(
 
 @router.get("/jobs", response_model=JobRunList)
 def list_runs(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     job: JobName | None = None,
     skip: Skip = 0,
@@ -50,13 +50,13 @@ def list_runs(
 
 
 @router.get("/jobs/runs/{run_id}", response_model=JobRun)
-def get_run(space: str, run_id: str, services: ServicesDep) -> JobRun:
+def get_run(space: SpacePath, run_id: IdPath, services: ServicesDep) -> JobRun:
     return runner.get_run(services.engine, space, run_id)
 
 
 @router.get("/merges", response_model=MergeList)
 def list_merges(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     status: str | None = Query(None, pattern="^(applied|undone)$"),
     skip: Skip = 0,
@@ -66,26 +66,26 @@ def list_merges(
 
 
 @router.get("/merges/{merge_id}", response_model=Merge)
-def get_merge(space: str, merge_id: str, services: ServicesDep) -> Merge:
+def get_merge(space: SpacePath, merge_id: IdPath, services: ServicesDep) -> Merge:
     return merge.get_merge(services.engine, space, merge_id)
 
 
 @router.post("/merges/{merge_id}/undo", response_model=MergeUndone)
-def undo_merge(space: str, merge_id: str, services: ServicesDep) -> MergeUndone:
+def undo_merge(space: SpacePath, merge_id: IdPath, services: ServicesDep) -> MergeUndone:
     """Undo a merge exactly: duplicates active again, the canonical's counters restored."""
     return merge.undo_merge(services.engine, space, merge_id)
 
 
 @router.post("/memories/{memory_id}/supersede", response_model=SupersedeResult, status_code=201)
 def supersede_memory(
-    space: str, memory_id: str, body: SupersedeRequest, services: ServicesDep
+    space: SpacePath, memory_id: IdPath, body: SupersedeRequest, services: ServicesDep
 ) -> SupersedeResult:
     """Retire a memory in favour of another memory or of new content (history kept)."""
     return supersede.supersede_memory(services.engine, services.ingestor, space, memory_id, body)
 
 
 @router.get("/memories/{memory_id}/timeline", response_model=Timeline)
-def memory_timeline(space: str, memory_id: str, services: ServicesDep) -> Timeline:
+def memory_timeline(space: SpacePath, memory_id: IdPath, services: ServicesDep) -> Timeline:
     """The supersession chain a memory belongs to, oldest first."""
     chain = supersede.memory_timeline(services.engine, space, memory_id)
     return Timeline(memory_id=memory_id, chain=chain)
@@ -93,7 +93,7 @@ def memory_timeline(space: str, memory_id: str, services: ServicesDep) -> Timeli
 
 @router.get("/supersessions", response_model=SupersessionList)
 def list_supersessions(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     by: str | None = Query(None, description="e.g. 'api' or 'job:supersede'"),
     skip: Skip = 0,
@@ -104,13 +104,15 @@ def list_supersessions(
 
 
 @router.get("/supersessions/{supersession_id}", response_model=Supersession)
-def get_supersession(space: str, supersession_id: str, services: ServicesDep) -> Supersession:
+def get_supersession(
+    space: SpacePath, supersession_id: IdPath, services: ServicesDep
+) -> Supersession:
     return supersede.get_supersession(services.engine, space, supersession_id)
 
 
 @router.post("/supersessions/{supersession_id}/revert", response_model=SupersessionReverted)
 def revert_supersession(
-    space: str, supersession_id: str, services: ServicesDep
+    space: SpacePath, supersession_id: IdPath, services: ServicesDep
 ) -> SupersessionReverted:
     """Undo a supersession: the older memory and its facts get their prior status back."""
     return supersede.revert_supersession(services.engine, space, supersession_id)
@@ -118,8 +120,8 @@ def revert_supersession(
 
 @router.get("/stages/{stage_id}/schema", response_model=StageSchema)
 def stage_schema(
-    space: str,
-    stage_id: str,
+    space: SpacePath,
+    stage_id: IdPath,
     services: ServicesDep,
     embedding: bool = Query(False, description="include the summary's embedding"),
 ) -> StageSchema:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 
 from app.limits import BODY_LIMIT_RESPONSES, LimitedBodyRoute, ingest_deadline
+from app.schemas.common import IdPath, SpacePath
 from app.schemas.memories import (
     IngestResponse,
     MemoriesCreate,
@@ -40,7 +41,7 @@ _WRITE_RESPONSES: dict[int | str, dict[str, object]] = {
     "/sessions", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
 )
 def ingest_session(
-    space: str, body: SessionCreate, services: ServicesDep, request: Request
+    space: SpacePath, body: SessionCreate, services: ServicesDep, request: Request
 ) -> IngestResponse:
     """Store one conversation session with its turns, in one transaction. Re-sending the same
     ids is idempotent (`unchanged`); every turn gets a decision with its reason. A turn may be
@@ -55,7 +56,7 @@ def ingest_session(
     "/memories", response_model=IngestResponse, status_code=201, responses=_WRITE_RESPONSES
 )
 def add_memories(
-    space: str, body: MemoriesCreate, services: ServicesDep, request: Request
+    space: SpacePath, body: MemoriesCreate, services: ServicesDep, request: Request
 ) -> IngestResponse:
     """Store one or many free memories (notes, facts, documents, whole files) in one
     transaction. A memory may be up to 4,000,000 characters: it is stored verbatim, and indexed
@@ -66,13 +67,13 @@ def add_memories(
 
 
 @router.get("/memories/{memory_id}", response_model=MemoryDetail)
-def get_memory(space: str, services: ServicesDep, memory_id: str = Path()) -> MemoryDetail:
+def get_memory(space: SpacePath, services: ServicesDep, memory_id: IdPath) -> MemoryDetail:
     """A memory with its entities, facts, stage, session, neighbours and supersession chain."""
     return browse.memory(services.engine.store, space, memory_id)
 
 
 @router.delete("/memories/{memory_id}", response_model=MemoryDeleted)
-def delete_memory(space: str, services: ServicesDep, memory_id: str = Path()) -> MemoryDeleted:
+def delete_memory(space: SpacePath, services: ServicesDep, memory_id: IdPath) -> MemoryDeleted:
     """Delete a memory, its facts and the entity counts and co-occurrences it contributed."""
     deleted = browse.delete_memory(services.engine.store, space, memory_id, history.keep_history)
     return MemoryDeleted(id=memory_id, deleted=deleted)

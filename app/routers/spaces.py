@@ -3,10 +3,10 @@ the space)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from app.auth import allowed_spaces
-from app.schemas.common import Skip
+from app.schemas.common import Skip, SpacePath
 from app.schemas.spaces import (
     NewSpace,
     Space,
@@ -22,9 +22,22 @@ from pipelines import space_settings, spaces
 router = APIRouter(prefix="/v1/spaces", tags=["spaces"])
 
 
-@router.post("", response_model=SpaceCreated, status_code=201)
-def create_space(body: NewSpace, request: Request, services: ServicesDep) -> SpaceCreated:
-    """Create a space (an existing id returns that space, unchanged, with ``created=false``).
+@router.post(
+    "",
+    response_model=SpaceCreated,
+    status_code=201,
+    responses={
+        200: {
+            "model": SpaceCreated,
+            "description": "The space exists: it is returned unchanged, with `created=false`.",
+        }
+    },
+)
+def create_space(
+    body: NewSpace, request: Request, response: Response, services: ServicesDep
+) -> SpaceCreated:
+    """Create a space: 201. An existing id returns that space, unchanged, with
+    ``created=false``: 200.
     ``settings`` may override the sections ``gate``, ``assembly``, ``consolidation`` and
     ``retention``; an unknown section or key, or a bad value, is a 422 naming the field."""
     allowed = allowed_spaces(request)
@@ -32,6 +45,8 @@ def create_space(body: NewSpace, request: Request, services: ServicesDep) -> Spa
         raise HTTPException(403, f"this API key may not create space {body.id!r}")
     space_settings.validate(body.settings)
     space, created = spaces.create(services.engine.store, body)
+    if not created:
+        response.status_code = 200
     return SpaceCreated.model_validate({**space, "created": created})
 
 
@@ -47,14 +62,14 @@ def list_spaces(
 
 
 @router.get("/{space}", response_model=Space)
-def get_space(space: str, services: ServicesDep) -> Space:
+def get_space(space: SpacePath, services: ServicesDep) -> Space:
     store = services.engine.store
     data = spaces.get(store, space)
     return Space.model_validate({**data, "counts": spaces.counts(store, space)})
 
 
 @router.patch("/{space}", response_model=Space)
-def update_space(space: str, body: SpacePatch, services: ServicesDep) -> Space:
+def update_space(space: SpacePath, body: SpacePatch, services: ServicesDep) -> Space:
     """Change a space's name, description or settings. ``settings`` is a JSON merge patch over
     the stored settings (``null`` removes a key or a whole section); the result is checked like
     a new space's (a 422 naming the field, nothing changed), so settings that no longer
@@ -65,7 +80,7 @@ def update_space(space: str, body: SpacePatch, services: ServicesDep) -> Space:
 
 
 @router.delete("/{space}", response_model=SpaceDeleted)
-def delete_space(space: str, services: ServicesDep) -> SpaceDeleted:
+def delete_space(space: SpacePath, services: ServicesDep) -> SpaceDeleted:
     deleted = spaces.delete(services.engine.store, space)
     services.engine.token_cache.drop_space(space)
     return SpaceDeleted(id=space, deleted=SpaceCounts.model_validate(deleted))

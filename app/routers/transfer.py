@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
+from app.schemas.common import SpacePath
 from app.services import ServicesDep
 from mnemograph.schema import ImportResult, TransferCounts
 from pipelines import spaces
@@ -19,7 +20,7 @@ router = APIRouter(prefix="/v1/spaces/{space}", tags=["transfer"])
 
 @router.get("/export", response_class=StreamingResponse)
 def export_space(
-    space: str,
+    space: SpacePath,
     services: ServicesDep,
     embeddings: bool = Query(False, description="Include embeddings and token vectors."),
 ) -> StreamingResponse:
@@ -36,13 +37,13 @@ def export_space(
 
 
 @router.get("/export/counts", response_model=TransferCounts)
-def export_counts(space: str, services: ServicesDep) -> TransferCounts:
+def export_counts(space: SpacePath, services: ServicesDep) -> TransferCounts:
     """What an export of the space holds, by label and relationship type."""
     return TransferCounts.model_validate(export.counts(services.engine.store, space))
 
 
 @router.post("/import", response_model=ImportResult)
-def import_space(space: str, body: ImportBatch, services: ServicesDep) -> ImportResult:
+def import_space(space: SpacePath, body: ImportBatch, services: ServicesDep) -> ImportResult:
     """Write a batch of an export's records into the space in one transaction (idempotent:
     sending it again changes nothing). The first batch must carry the ``space`` record when
     the space does not exist yet."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Query
+from fastapi import Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 #: The largest ``skip`` a list accepts (Neo4j's SKIP takes a 64-bit integer; deeper pages than
@@ -33,3 +33,10 @@ class ErrorDetail(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorDetail
+
+
+#: Path ids, bounded like the bodies that create them: a longer one is a 422 naming it, not a
+#: 404 that echoes it.
+SpacePath = Annotated[str, Path(min_length=1, max_length=64, description="The space's id.")]
+IdPath = Annotated[str, Path(min_length=1, max_length=200)]
+KeyPath = Annotated[str, Path(min_length=1, max_length=500, description="An entity's key.")]

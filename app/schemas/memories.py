@@ -43,7 +43,8 @@ _LIMITS = DEFAULT_INGEST_CONFIG
 #: The documented request limits (the write path enforces them: a 422 naming the item).
 MAX_ITEMS = _LIMITS.max_turns_per_request
 MAX_CHARS = _LIMITS.max_content_chars
-_CONTENT: JsonDict = {"maxLength": MAX_CHARS}
+#: the server's own rules, in the schema: non-empty, not only whitespace, bounded
+_CONTENT: JsonDict = {"minLength": 1, "pattern": r"\S", "maxLength": MAX_CHARS}
 _WORK = (
     "A request may have the model read at most MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS texts "
     f"({_LIMITS.max_embedding_inputs:,} by default: one per new memory that fits its window, "

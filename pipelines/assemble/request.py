@@ -92,6 +92,7 @@ class TemplateSlot(BaseModel):
         None,
         description="user_message, assistant_message, entity_triples, timeline, "
         "code_signatures, memory_blocks or truncate; default: chosen by content shape.",
+        json_schema_extra={"enum": [*sorted(CONDENSERS), None]},
     )
 
     @field_validator("key")

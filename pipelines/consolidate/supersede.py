@@ -343,7 +343,16 @@ def run(ctx: JobContext) -> None:
 class SupersedeRequest(BaseModel):
     """An explicit correction: the memory that replaces one, or new content to store as it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "oneOf": [
+                {"required": [a], "properties": {a: {"type": "string"}, b: {"type": "null"}}}
+                for a, b in (("content", "by_memory_id"), ("by_memory_id", "content"))
+            ]
+        },
+    )
 
     content: str | None = Field(
         None,
@@ -354,7 +363,7 @@ class SupersedeRequest(BaseModel):
     by_memory_id: str | None = Field(
         None, description="The memory that replaces this one.", validate_default=True
     )
-    reason: str = Field(min_length=1, max_length=2_000)
+    reason: str = Field(min_length=1, max_length=2_000, json_schema_extra={"pattern": r"\S"})
     speaker: str | None = Field(None, max_length=200)
     role: Role | None = None
 

@@ -114,8 +114,8 @@ class RecallRequest(_Frozen):
         strict=True,
         ge=1,
         le=MAX_OVERSAMPLE,
-        description="Candidates selection considers (at least k; default from the "
-        "configuration: k times selection.oversample, at least selection.min_pool).",
+        description="Candidates selection considers (a value below k counts as k; default "
+        "from the configuration: k times selection.oversample, at least selection.min_pool).",
     )
     order: ResultOrder = Field(
         "relevance",
@@ -139,9 +139,7 @@ class RecallRequest(_Frozen):
     @classmethod
     def _at_least_k(cls, value: int | None, info: ValidationInfo) -> int | None:
         k = info.data.get("k")
-        if value is not None and k is not None and value < k:
-            raise ValueError("oversample must be at least k")
-        return value
+        return max(value, k) if value is not None and k is not None else value
 
 
 @dataclass

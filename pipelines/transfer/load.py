@@ -32,12 +32,26 @@ from pipelines.transfer import codec, spec
 MAX_BATCH = 5000
 
 
+#: the record types of an export, in the order an export writes them
+RECORD_TYPES = ("header", "space", "node", "rel", "counts")
+
+
 class ImportBatch(BaseModel):
     """The body of an import call: records of an export, in file order."""
 
     model_config = ConfigDict(extra="forbid")
 
-    records: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_BATCH)
+    records: list[dict[str, Any]] = Field(
+        min_length=1,
+        max_length=MAX_BATCH,
+        json_schema_extra={
+            "items": {
+                "type": "object",
+                "required": ["type"],
+                "properties": {"type": {"enum": list(RECORD_TYPES)}},
+            }
+        },
+    )
 
 
 @dataclass

@@ -394,7 +394,6 @@ def test_time_expression_boosts_the_window(recaller, conv):
         ({"query": "dog", "filter": {}}, "filter"),
         ({"query": "dog", "preset": "magic"}, "preset"),
         ({"query": "dog", "preset": "fused"}, "preset"),
-        ({"query": "dog", "oversample": 5, "k": 10}, "oversample"),
         ({"query": "dog", "order": "newest"}, "order"),
         ({"query": "dog", "deadline_ms": 0}, "deadline_ms"),
         ({"query": "dog", "session_novelty": 1.5}, "session_novelty"),

@@ -43,7 +43,7 @@ def test_space_crud(client):
     r = client.post("/v1/spaces", json={"id": sid, "name": "Demo"})
     assert r.status_code == 201 and r.json()["created"] is True
     again = client.post("/v1/spaces", json={"id": sid})
-    assert again.status_code == 201 and again.json()["created"] is False
+    assert again.status_code == 200 and again.json()["created"] is False
     got = client.get(f"/v1/spaces/{sid}").json()
     assert got["name"] == "Demo" and got["counts"]["memories"] == 0
     assert sid in {s["id"] for s in client.get("/v1/spaces").json()["spaces"]}
