@@ -13,8 +13,8 @@ COPY cypher cypher
 COPY graph_schema graph_schema
 COPY neo4j_runtime neo4j_runtime
 RUN pip install --no-cache-dir --no-deps . && useradd --system mnemograph
-# Export the embedding model to ONNX at build time (the query fast path; README "The ONNX
-# query encoder"), so the container starts with it instead of exporting at every start.
+# Export the embedding model to ONNX at build time (the query fast path; docs/configuration.md
+# "The ONNX query encoder"), so the container starts with it instead of exporting at every start.
 ENV MNEMOGRAPH_MODEL_CACHE_DIR=/srv/mnemograph/model-cache
 RUN python -c "from pipelines.models.embeddings import load_embedder; print(load_embedder(cache_dir='$MNEMOGRAPH_MODEL_CACHE_DIR')[1].detail)"
 USER mnemograph

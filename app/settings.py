@@ -1,7 +1,7 @@
 """Service settings, read from the environment (prefix ``MNEMOGRAPH_``) or a ``.env`` file.
 
-Every setting is documented in README.md's configuration table; ``tests/unit/test_settings.py``
-checks that the table and this class list the same names.
+Every setting is documented in docs/configuration.md's table; ``tests/unit/test_settings.py``
+checks that the table lists every name of this class.
 """
 
 from __future__ import annotations

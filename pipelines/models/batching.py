@@ -4,7 +4,8 @@ A batch costs the model about its padded size (texts × the longest one's word p
 fixed number of texts per batch suits one length only: 64 texts of 256 pieces is a batch eight
 times the size of 64 texts of 32. Texts are taken longest first (little padding) into batches
 whose padded size stays within a budget, with a cap on texts; a text longer than the budget is
-a batch of its own (``benchmarks/embed_batches.py`` compares budgets on both datasets).
+a batch of its own (BENCHMARKS.md, ingest throughput, gives the budget's effect on both
+datasets).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 __all__ = ["DEFAULT_BATCH_PIECES", "DEFAULT_BATCH_TEXTS", "piece_batches"]
 
-#: Padded word pieces and texts per batch when ingest embeds (``benchmarks.embed_batches``).
+#: Padded word pieces and texts per batch when ingest embeds (chosen on LoCoMo and BEAM-100K).
 DEFAULT_BATCH_PIECES = 2048
 DEFAULT_BATCH_TEXTS = 32
 

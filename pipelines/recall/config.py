@@ -391,7 +391,7 @@ class AbstentionThresholds(_Section):
     #: the named speakers' conversations was said by them (0 disables the rule): what the
     #: question asks about was said by someone else. The thresholds of this section were
     #: calibrated on LoCoMo's adversarial and BEAM-100K's abstention questions together, per
-    #: conversation and LoCoMo in one shared space (``benchmarks.abstention``): precision /
+    #: conversation and LoCoMo in one shared space (751104c): precision /
     #: recall 0.50 / 0.30 per conversation (0.18 / 0.02 without this rule), 0.50 / 0.28 in
     #: the shared space; BEAM names no speakers and no recall feature separates its
     #: unanswerable questions (0.25 / 0.03).

@@ -129,8 +129,8 @@ def test_session_late_interaction_reads_its_own_space_only(client, engine, space
     after = _session_step(client, space, query)
 
     def scores(body):
-        # only the session step's own score: full-text statistics are index-wide (README), so
-        # the final scores may move when another space is written to
+        # only the session step's own score: full-text statistics are index-wide
+        # (docs/architecture.md), so the final scores may move when another space is written to
         return {h["id"]: h["explain"]["session_late_interaction"]["score"] for h in body["results"]}
 
     assert scores(before) and scores(after) == pytest.approx(scores(before))
