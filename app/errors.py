@@ -33,6 +33,8 @@ def _field_of(error: dict[str, Any]) -> str | None:
     loc = tuple(error.get("loc", ()))
     if error.get("type") == "json_invalid":
         return "body"
+    if len(loc) == 1 and loc[0] == "body":
+        return "body"  # the body as a whole (not an object, say)
     if loc and loc[0] in ("body", "query", "path", "header"):
         loc = loc[1:]
     return ".".join(str(p) for p in loc) or None

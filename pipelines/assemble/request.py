@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from pipelines.assemble.condensers import CONDENSERS
 from pipelines.errors import InvalidInput
+from pipelines.fields import WholeNumber
 from pipelines.recall.request import MAX_QUERY_CHARS
 
 __all__ = [
@@ -81,7 +82,7 @@ class TemplateSlot(BaseModel):
         description="Slot name: ASCII letters, digits, '_'. Shown in the truncation banner.",
     )
     content: str = Field(description="Trusted text of the slot (system prompt, recent turns).")
-    priority: int = Field(
+    priority: WholeNumber = Field(
         strict=True,
         ge=-MAX_PRIORITY,
         le=MAX_PRIORITY,
@@ -120,7 +121,7 @@ class ContextRequest(BaseModel):
         "characters).",
         json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS},
     )
-    context_window: int = Field(
+    context_window: WholeNumber = Field(
         strict=True,
         description=f"Tokens of the reader model's window ({MIN_CONTEXT_WINDOW} to "
         f"{MAX_CONTEXT_WINDOW}).",

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from pipelines.fields import WholeNumber
 from pipelines.graph import as_utc
 from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.query import clean_query
@@ -82,7 +83,9 @@ class RecallRequest(_Frozen):
         f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters.",
         json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS},
     )
-    k: int = Field(DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted.")
+    k: WholeNumber = Field(
+        DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted."
+    )
     filters: RecallFilters = Field(default_factory=RecallFilters)
     include_superseded: bool = Field(
         False, strict=True, description="Also return superseded memories."
@@ -90,7 +93,7 @@ class RecallRequest(_Frozen):
     explain: bool = Field(
         False, strict=True, description="Per-signal ranks and scores for every result."
     )
-    deadline_ms: int | None = Field(
+    deadline_ms: WholeNumber | None = Field(
         None,
         strict=True,
         ge=1,
@@ -109,7 +112,7 @@ class RecallRequest(_Frozen):
         description="Search configuration: 'full' (every step), 'fast' (full without late "
         "interaction) or 'dense' (vector similarity only, for debugging).",
     )
-    oversample: int | None = Field(
+    oversample: WholeNumber | None = Field(
         None,
         strict=True,
         ge=1,

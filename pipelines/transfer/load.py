@@ -32,8 +32,39 @@ from pipelines.transfer import codec, spec
 MAX_BATCH = 5000
 
 
-#: the record types of an export, in the order an export writes them
-RECORD_TYPES = ("header", "space", "node", "rel", "counts")
+def _record_schema() -> dict[str, Any]:
+    """The JSON schema of one export record, as :func:`plan` checks it."""
+    key = {"type": "string", "minLength": 1}
+    props = {"type": "object"}
+    plain = [
+        {"required": ["type"], "properties": {"type": {"const": kind}, "props": props}}
+        for kind in ("header", "space", "counts")
+    ]
+    node = {
+        "required": ["type", "label", "key"],
+        "properties": {
+            "type": {"const": "node"},
+            "label": {"enum": sorted(spec.NODES)},
+            "key": key,
+            "props": props,
+        },
+    }
+    rels = [
+        {
+            "required": ["type", "from_label", "rel", "to_label", "from", "to"],
+            "properties": {
+                "type": {"const": "rel"},
+                "from_label": {"const": a},
+                "rel": {"const": r},
+                "to_label": {"const": b},
+                "from": key,
+                "to": key,
+                "props": props,
+            },
+        }
+        for a, r, b in sorted(spec.RELS)
+    ]
+    return {"type": "object", "oneOf": [*plain, node, *rels]}
 
 
 class ImportBatch(BaseModel):
@@ -44,13 +75,7 @@ class ImportBatch(BaseModel):
     records: list[dict[str, Any]] = Field(
         min_length=1,
         max_length=MAX_BATCH,
-        json_schema_extra={
-            "items": {
-                "type": "object",
-                "required": ["type"],
-                "properties": {"type": {"enum": list(RECORD_TYPES)}},
-            }
-        },
+        json_schema_extra={"items": _record_schema()},
     )
 
 

@@ -33,6 +33,13 @@ def test_malformed_json_names_the_body(client, space) -> None:
     assert r.status_code == 422
     error = r.json()["error"]
     assert error["field"] == "body" and "not valid JSON at character 24" in error["message"]
+    r = client.post(f"/v1/spaces/{space}/memories", json=0)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "body"
+
+
+def test_an_integral_float_is_an_integer(client, space) -> None:
+    r = client.post(f"/v1/spaces/{space}/recall", json={"query": "dog", "k": 3.0})
+    assert r.status_code == 200, r.text
 
 
 def test_an_existing_space_is_a_200(client) -> None:
@@ -54,5 +61,7 @@ def test_the_schema_states_the_servers_rules(app) -> None:
     condenser = str(schemas["TemplateSlot"]["properties"]["condenser"])
     assert "user_message" in condenser and "enum" in condenser
     assert len(schemas["SupersedeRequest"]["oneOf"]) == 2
+    records = schemas["ImportBatch"]["properties"]["records"]["items"]["oneOf"]
+    assert {"type", "label", "key"} <= set(records[3]["required"])
     responses = doc["paths"]["/v1/spaces"]["post"]["responses"]
     assert {"200", "201"} <= set(responses)

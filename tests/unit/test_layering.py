@@ -34,6 +34,7 @@ LAYERS: dict[str, frozenset[str]] = {
 #: what it may build on demand (a missing schema or projection) only through ``maintenance``.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
+    "fields": frozenset(),  # field types of the request models
     "graph_faults": frozenset(),  # the breaker and retry loop under graph
     "graph_warmup": frozenset(),  # the plans graph has the breaker prepare after a restart
     "graph": frozenset({"graph_faults", "graph_warmup"}),
@@ -48,7 +49,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "ingest": frozenset(
         {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
     ),
-    "recall": frozenset({"ingest", "engine", "spaces", "graph", "models", "overrides", "errors"}),
+    "recall": frozenset(
+        {"ingest", "engine", "spaces", "graph", "models", "overrides", "errors", "fields"}
+    ),
     "consolidate": frozenset(
         {
             "recall",
@@ -74,6 +77,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "models",
             "overrides",
             "errors",
+            "fields",
         }
     ),
     "space_settings": frozenset({"assemble", "consolidate", "ingest", "overrides", "errors"}),

@@ -71,3 +71,11 @@ def test_an_oversample_below_k_counts_as_k() -> None:
     """A rule across two fields that the OpenAPI schema cannot state: raised, not refused."""
     assert RecallRequest.model_validate({"query": "q", "k": 10, "oversample": 9}).oversample == 10
     assert RecallRequest.model_validate({"query": "q", "k": 10, "oversample": 12}).oversample == 12
+
+
+def test_an_integral_float_is_an_integer_and_nothing_else_is() -> None:
+    """The OpenAPI ``integer`` admits 34.0; booleans, strings and fractions stay refused."""
+    assert RecallRequest.model_validate({"query": "q", "k": 34.0}).k == 34
+    for bad in (True, "34", 34.5):
+        with pytest.raises(ValidationError):
+            RecallRequest.model_validate({"query": "q", "k": bad})
