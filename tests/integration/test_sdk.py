@@ -84,7 +84,7 @@ def test_the_sdk_reads_responses_into_the_servers_own_models():
     code = (
         "import sys, mnemograph.client; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'app', 'pipelines', 'neo4j', 'fastapi', 'torch'}))"
+        "{'app', 'pipelines', 'neo4j', 'fastapi', 'torch', 'langchain_core', 'llama_index'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

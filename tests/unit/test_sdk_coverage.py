@@ -5,6 +5,8 @@ integration test tests/integration/test_sdk_routes.py sends every entry to a liv
 from __future__ import annotations
 
 import inspect
+from functools import cache
+from pathlib import Path
 
 from app.main import create_app
 from app.settings import Settings
@@ -15,15 +17,16 @@ from mnemograph.client.routes import NOT_CALLED, ROUTES
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 
-def public_routes() -> set[tuple[str, str]]:
+@cache
+def public_routes() -> frozenset[tuple[str, str]]:
     """(METHOD, path template) of every operation in the server's OpenAPI document."""
     spec = create_app(Settings()).openapi()
-    return {
+    return frozenset(
         (method.upper(), path)
         for path, ops in spec["paths"].items()
         for method in ops
         if method in METHODS
-    }
+    )
 
 
 def test_every_public_route_is_called_by_the_sdk() -> None:
@@ -86,3 +89,11 @@ def test_idempotency_follows_the_route_and_explicit_ids() -> None:
     assert not Endpoints.add_session("s", without).idempotent
     assert Endpoints.add_memories("s", [{"id": "m", "content": "c"}], {}).idempotent
     assert not Endpoints.add_memories("s", [{"content": "c"}, {"id": "m"}], {}).idempotent
+
+
+def test_the_reference_lists_every_method() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "sdk.md").read_text(encoding="utf-8")
+    missing = [
+        name for name, r in ROUTES.items() if f"| `{name}` | `{r.method} {r.template}`" not in text
+    ]
+    assert missing == []
