@@ -62,11 +62,11 @@ class MnemographRetriever(BaseRetriever):
 
 
 def _nodes(out: models.RecallOut) -> list[NodeWithScore]:
-    return [
-        NodeWithScore(node=TextNode(id_=hit.id, text=hit.content, metadata=hit_metadata(hit)),
-                      score=hit.score)
-        for hit in out.results
-    ]  # fmt: skip
+    nodes = []
+    for hit in out.results:
+        node = TextNode(id_=hit.id, text=hit.content, metadata=hit_metadata(hit))
+        nodes.append(NodeWithScore(node=node, score=hit.score))
+    return nodes
 
 
 _ROLES: dict[MessageRole, str] = {
