@@ -14,6 +14,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from mnemograph.client import AsyncClient, Client
 from mnemograph.integrations import langchain as lc
 from mnemograph.integrations import llama_index as li
+from mnemograph.integrations.session_log import SessionLog, Turn
 
 TURNS = [
     {"id": "k1", "role": "user", "speaker": "Ana", "content": "Our ledger runs on Postgres 16."},
@@ -135,3 +136,18 @@ def test_llama_index_memory_round_trip(filled):
     assert [m.content for m in fresh.get_all()] == ["Start over."]
     memory.reset()
     assert li.MnemographMemory(client=mg, space=space, session_id=session).get_all() == []
+
+
+def test_a_session_log_finds_its_length_by_bisection(filled):
+    """37 turns: a fresh reader finds the length (doubling, then bisection), reads the last
+    ones in order, and an append after another reader's append lands after it."""
+    mg, space = filled
+    session = f"long-{uuid.uuid4().hex[:6]}"
+    SessionLog(mg, space, session).append([Turn("user", f"note number {i}") for i in range(37)])
+    reader = SessionLog(mg, space, session)
+    assert len(reader) == 37
+    assert [t.content for t in reader.turns(last=3)] == [f"note number {i}" for i in (34, 35, 36)]
+    SessionLog(mg, space, session).append([Turn("assistant", "the 38th")])
+    reader.append([Turn("user", "the 39th")])  # its hint (37) is stale: counted again
+    assert [t.id for t in reader.turns(last=2)] == [f"{session}#37", f"{session}#38"]
+    assert reader.clear() == 39 and len(SessionLog(mg, space, session)) == 0
