@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from mnemograph.client.calls import Call, RetryPolicy, parse_retry_after
+from mnemograph.client.calls import RETRY_STATUSES, Call, RetryPolicy, parse_retry_after
 from mnemograph.client.errors import ConnectionFailed, MnemographError, from_response
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -63,12 +63,40 @@ def read(call: Call[Any], response: httpx.Response) -> Any:
     return call.read(response.json())
 
 
-def retryable(exc: httpx.TransportError, method: str) -> bool:
+def may_have_committed(response: httpx.Response) -> bool | None:
+    """The error body's ``error.may_have_committed`` (None: absent, or no such body)."""
+    try:
+        data: Any = response.json()
+    except ValueError:
+        return None
+    error = data.get("error") if isinstance(data, dict) else None
+    flag = error.get("may_have_committed") if isinstance(error, dict) else None
+    return flag if isinstance(flag, bool) else None
+
+
+def refusal_wait(
+    config: ClientConfig, call: Call[Any], attempt: int, response: httpx.Response
+) -> float | None:
+    """Seconds to wait before resending ``call`` after this error answer, or None: don't
+    (the body is read only when the call is not idempotent: a stream stays unread)."""
+    if response.status_code not in RETRY_STATUSES:
+        return None
+    committed = None if call.idempotent else may_have_committed(response)
+    return config.retry.wait_after(
+        attempt,
+        response.status_code,
+        retry_after(response),
+        idempotent=call.idempotent,
+        may_have_committed=committed,
+    )
+
+
+def retryable(exc: httpx.TransportError, call: Call[Any]) -> bool:
     """A failed connection never reached the server: any call may be retried; a call that
-    may have reached it only when it is a read."""
+    may have reached it only when sending it twice is the same as once."""
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
         return True
-    return method == "GET"
+    return call.idempotent
 
 
 def connection_failed(config: ClientConfig, exc: httpx.TransportError) -> MnemographError:

@@ -19,6 +19,7 @@ class MnemographError(Exception):
         field: str | None = None,
         details: list[dict[str, Any]] | None = None,
         retry_after: float | None = None,
+        may_have_committed: bool | None = None,
     ) -> None:
         super().__init__(f"{code} ({status}): {message}" if status else message)
         self.message = message
@@ -27,6 +28,8 @@ class MnemographError(Exception):
         self.field = field
         self.details = details or []
         self.retry_after = retry_after
+        #: 503/504: whether the server may have written the work (None: it did not say)
+        self.may_have_committed = may_have_committed
 
 
 class InvalidInput(MnemographError):
@@ -50,7 +53,8 @@ class Conflict(MnemographError):
 
 
 class Unavailable(MnemographError):
-    """503 or 429 after the retries: the server or its database is busy or down."""
+    """503, 504 or 429 after the retries: the server or its database is busy or down (a write
+    whose ``may_have_committed`` is not ``False`` is not retried: its outcome is unknown)."""
 
 
 class ConnectionFailed(MnemographError):
@@ -65,6 +69,7 @@ _BY_STATUS: dict[int, type[MnemographError]] = {
     422: InvalidInput,
     429: Unavailable,
     503: Unavailable,
+    504: Unavailable,
 }
 
 
@@ -81,6 +86,9 @@ def from_response(status: int, body: Any, text: str, retry_after: float | None) 
             field=error.get("field"),
             details=error.get("details"),
             retry_after=retry_after,
+            may_have_committed=flag
+            if isinstance(flag := error.get("may_have_committed"), bool)
+            else None,
         )
     return cls(
         text[:500] or f"HTTP {status}", status=status, code="http_error", retry_after=retry_after

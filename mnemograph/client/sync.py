@@ -15,8 +15,8 @@ from mnemograph.client.base import (
     connection_failed,
     raise_for,
     read,
+    refusal_wait,
     request_args,
-    retry_after,
     retryable,
 )
 from mnemograph.client.calls import RETRY_STATUSES, Call, Endpoints, RetryPolicy, paged
@@ -71,15 +71,15 @@ class Client:
                 request = self._http.build_request(call.method, call.path, **request_args(call))
                 response = self._http.send(request, stream=stream)
             except httpx.TransportError as exc:
-                wait = (
-                    self.config.retry.wait(attempt, None) if retryable(exc, call.method) else None
-                )
+                wait = self.config.retry.wait(attempt, None) if retryable(exc, call) else None
                 if wait is None:
                     raise connection_failed(self.config, exc) from exc
                 time.sleep(wait)
                 continue
             if response.status_code in RETRY_STATUSES:
-                wait = self.config.retry.wait(attempt, retry_after(response))
+                if stream and not call.idempotent:
+                    response.read()
+                wait = refusal_wait(self.config, call, attempt, response)
                 if wait is not None:
                     response.close()
                     time.sleep(wait)
@@ -136,9 +136,20 @@ class Client:
     def delete_space(self, space: str) -> models.SpaceDeleted:
         return self._one(E.delete_space(space))
 
+    # -- health --------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        """Liveness: ``{"status": "ok"}`` when the process answers."""
+        return self._one(E.health())
+
+    def ready(self) -> dict[str, Any]:
+        """Readiness: Neo4j, GDS, indexes and models (raises :class:`Unavailable` while the
+        server is not ready, after the retries)."""
+        return self._one(E.ready())
+
     # -- writing -------------------------------------------------------------------------
     def add_session(self, space: str, session: Mapping[str, Any]) -> models.IngestResponse:
-        """Store one conversation session (``session_id``, ``turns``, ...) in one transaction."""
+        """Store one conversation session (``session_id``, ``turns``, ...) in one transaction.
+        With an ``id`` on every turn a resend is safe, so it is retried on a 503."""
         return self._one(E.add_session(space, session))
 
     def add_memories(
@@ -147,23 +158,12 @@ class Client:
         """Store free memories (``content``, ``kind``, ``tags``, ...); ``gate``/``force``."""
         return self._one(E.add_memories(space, memories, options))
 
-    def get_memory(self, space: str, memory_id: str) -> dict[str, Any]:
+    def get_memory(self, space: str, memory_id: str) -> models.MemoryDetail:
+        """A memory with its entities, facts, stage, session, neighbours and supersessions."""
         return self._one(E.get_memory(space, memory_id))
 
     def delete_memory(self, space: str, memory_id: str) -> models.MemoryDeleted:
         return self._one(E.delete_memory(space, memory_id))
-
-    def supersede(
-        self,
-        space: str,
-        memory_id: str,
-        *,
-        reason: str,
-        content: str | None = None,
-        by_memory_id: str | None = None,
-    ) -> models.SupersedeResult:
-        """Retire ``memory_id`` in favour of new ``content`` or of ``by_memory_id``."""
-        return self._one(E.supersede(space, memory_id, reason, content, by_memory_id))
 
     # -- reading -------------------------------------------------------------------------
     def recall(
@@ -179,24 +179,135 @@ class Client:
         to send; ``report`` says what was selected and cut)."""
         return self._one(E.context(space, query, context_window, options))
 
-    def iter_facts(
-        self, space: str, category: str | None = None, page_size: int = 100
-    ) -> Iterator[models.Fact]:
-        return self.paginate(E.list_facts(space, category), page_size)
+    # -- browsing ------------------------------------------------------------------------
+    def list_entities(
+        self, space: str, q: str | None = None, skip: int = 0, limit: int = 50
+    ) -> list[models.Entity]:
+        """One page of entities (``q``: a name fragment)."""
+        return self._many(paged(E.list_entities(space, q), skip, limit))
 
     def iter_entities(
         self, space: str, q: str | None = None, page_size: int = 100
     ) -> Iterator[models.Entity]:
         return self.paginate(E.list_entities(space, q), page_size)
 
-    # -- jobs ----------------------------------------------------------------------------
+    def get_entity(self, space: str, key: str, limit: int | None = None) -> models.EntityDetail:
+        """An entity by canonical key, with the memories that mention it (``limit``) and the
+        entities it co-occurs with."""
+        return self._one(E.get_entity(space, key, limit))
+
+    def list_stages(self, space: str, skip: int = 0, limit: int = 100) -> list[models.StageSummary]:
+        """One page of stages, in time order, with memory counts."""
+        return self._many(paged(E.list_stages(space), skip, limit))
+
+    def iter_stages(self, space: str, page_size: int = 100) -> Iterator[models.StageSummary]:
+        return self.paginate(E.list_stages(space), page_size)
+
+    def get_stage(self, space: str, stage_id: str, limit: int | None = None) -> models.StageDetail:
+        """A stage with its memories in time order (at most ``limit``) and its sessions."""
+        return self._one(E.get_stage(space, stage_id, limit))
+
+    def stage_schema(
+        self, space: str, stage_id: str, embedding: bool = False
+    ) -> models.StageSchema:
+        """The stage's schema summary (built by the server now if missing or stale)."""
+        return self._one(E.stage_schema(space, stage_id, embedding))
+
+    def list_facts(
+        self,
+        space: str,
+        category: str | None = None,
+        *,
+        speaker: str | None = None,
+        include_superseded: bool = False,
+        skip: int = 0,
+        limit: int = 100,
+    ) -> list[models.Fact]:
+        """One page of facts, oldest first."""
+        call = E.list_facts(space, category, speaker, include_superseded)
+        return self._many(paged(call, skip, limit))
+
+    def iter_facts(
+        self,
+        space: str,
+        category: str | None = None,
+        page_size: int = 100,
+        *,
+        speaker: str | None = None,
+        include_superseded: bool = False,
+    ) -> Iterator[models.Fact]:
+        return self.paginate(E.list_facts(space, category, speaker, include_superseded), page_size)
+
+    # -- consolidation -------------------------------------------------------------------
     def run_job(self, space: str, job: str, dry_run: bool | None = None) -> models.JobRun:
+        """Run one consolidation job now (:class:`Conflict` while another runner holds it)."""
         return self._one(E.run_job(space, job, dry_run))
+
+    def list_jobs(
+        self, space: str, job: str | None = None, skip: int = 0, limit: int = 50
+    ) -> list[models.JobRun]:
+        """One page of recorded runs, newest first."""
+        return self._many(paged(E.list_jobs(space, job), skip, limit))
 
     def iter_jobs(
         self, space: str, job: str | None = None, page_size: int = 50
     ) -> Iterator[models.JobRun]:
         return self.paginate(E.list_jobs(space, job), page_size)
+
+    def get_job_run(self, space: str, run_id: str) -> models.JobRun:
+        return self._one(E.get_job_run(space, run_id))
+
+    def list_merges(
+        self, space: str, status: str | None = None, skip: int = 0, limit: int = 50
+    ) -> list[models.Merge]:
+        """One page of merges (``status``: ``applied`` or ``undone``)."""
+        return self._many(paged(E.list_merges(space, status), skip, limit))
+
+    def iter_merges(
+        self, space: str, status: str | None = None, page_size: int = 50
+    ) -> Iterator[models.Merge]:
+        return self.paginate(E.list_merges(space, status), page_size)
+
+    def get_merge(self, space: str, merge_id: str) -> models.Merge:
+        return self._one(E.get_merge(space, merge_id))
+
+    def undo_merge(self, space: str, merge_id: str) -> models.MergeUndone:
+        """Undo a merge exactly (:class:`Conflict` when already undone)."""
+        return self._one(E.undo_merge(space, merge_id))
+
+    def supersede(
+        self,
+        space: str,
+        memory_id: str,
+        *,
+        reason: str,
+        content: str | None = None,
+        by_memory_id: str | None = None,
+    ) -> models.SupersedeResult:
+        """Retire ``memory_id`` in favour of new ``content`` or of ``by_memory_id``."""
+        return self._one(E.supersede(space, memory_id, reason, content, by_memory_id))
+
+    def timeline(self, space: str, memory_id: str) -> models.Timeline:
+        """The supersession chain ``memory_id`` belongs to, oldest first."""
+        return self._one(E.timeline(space, memory_id))
+
+    def list_supersessions(
+        self, space: str, by: str | None = None, skip: int = 0, limit: int = 50
+    ) -> list[models.Supersession]:
+        """One page of supersessions (``by``: e.g. ``api`` or ``job:supersede``)."""
+        return self._many(paged(E.list_supersessions(space, by), skip, limit))
+
+    def iter_supersessions(
+        self, space: str, by: str | None = None, page_size: int = 50
+    ) -> Iterator[models.Supersession]:
+        return self.paginate(E.list_supersessions(space, by), page_size)
+
+    def get_supersession(self, space: str, supersession_id: str) -> models.Supersession:
+        return self._one(E.get_supersession(space, supersession_id))
+
+    def revert_supersession(self, space: str, supersession_id: str) -> models.SupersessionReverted:
+        """Undo a supersession: the older memory and its facts get their prior status back."""
+        return self._one(E.revert_supersession(space, supersession_id))
 
     # -- export and import ---------------------------------------------------------------
     def export(self, space: str, embeddings: bool = False) -> Iterator[dict[str, Any]]:

@@ -63,7 +63,8 @@ def test_sdk_models_match_the_server_openapi(engine):
         server = _resolve(components[name], components)
         fields = server.get("properties", {})
         required = set(server.get("required", []))
-        for fname, info in model.model_fields.items():
+        for attr, info in model.model_fields.items():
+            fname = info.alias or attr  # e.g. Stage.stage_schema reads "schema"
             assert fname in fields, f"{model.__name__}.{fname} is not a field of {name}"
             if info.is_required():
                 assert fname in required, f"{name}.{fname} is optional on the server"
@@ -83,7 +84,7 @@ def test_the_sdk_reads_responses_into_the_servers_own_models():
     code = (
         "import sys, mnemograph.client; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'app', 'pipelines', 'neo4j', 'fastapi', 'torch'}))"
+        "{'app', 'pipelines', 'neo4j', 'fastapi', 'torch', 'langchain_core', 'llama_index'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -110,7 +111,7 @@ def test_round_trip(live):
         first = hits.results[0].id
         fixed = mg.supersede(space, first, reason="moved", content="We moved the ledger to SQLite.")
         assert fixed.older == first and fixed.created_memory
-        assert mg.get_memory(space, first)["memory"]["status"] == "superseded"
+        assert mg.get_memory(space, first).memory.status == "superseded"
         gone = mg.delete_memory(space, fixed.newer)
         assert gone.deleted.memories == 1
         assert mg.get_space(space).counts is not None
@@ -227,3 +228,75 @@ def test_retries_honour_retry_after(busy_server):
         with pytest.raises(Unavailable) as refused:
             mg.get_space("slow")
         assert refused.value.retry_after == 3600 and refused.value.code == "unavailable"
+
+
+def _unavailable(committed: bool | None) -> JSONResponse:
+    error: dict = {"code": "unavailable", "message": "Neo4j is down", "field": None}
+    if committed is not None:
+        error["may_have_committed"] = committed
+    return JSONResponse({"error": error}, status_code=503, headers={"Retry-After": "0.01"})
+
+
+INGESTED = {"stage_ids": [], "memory_ids": ["m1"], "items": [], "counts": {"memories": 1}}
+
+
+@pytest.fixture(scope="module")
+def outage_server():
+    """A real HTTP server answering as Mnemograph does while Neo4j fails mid-write: the first
+    call to a path gets a 503 whose ``may_have_committed`` is the space's name up to a dash
+    ("true", "false", or "missing": no field), the next ones succeed. Counts the calls per path."""
+    calls: dict[str, int] = {}
+
+    async def handle(request: Request) -> JSONResponse:
+        path = request.url.path
+        calls[path] = calls.get(path, 0) + 1
+        if calls[path] == 1:
+            flag = request.path_params["space"].split("-")[0]
+            return _unavailable({"true": True, "false": False}.get(flag))
+        return JSONResponse(INGESTED, status_code=201)
+
+    app = Starlette(routes=[Route("/v1/spaces/{space}/{rest:path}", handle, methods=["POST"])])
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.02)
+    yield f"http://127.0.0.1:{port}", calls
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_write_that_may_have_committed_is_not_resent(outage_server):
+    """The shared contract: without ids, an ingest that failed mid-write is not sent again
+    (a resend could store it twice); a missing field counts as "may have committed"."""
+    url, calls = outage_server
+    policy = RetryPolicy(attempts=4, max_wait_s=1.0)
+    with Client(url, retry=policy) as mg:
+        for flag in ("true", "missing"):
+            with pytest.raises(Unavailable) as failed:
+                mg.add_memories(flag, [{"content": "no id"}])
+            assert failed.value.may_have_committed is (True if flag == "true" else None)
+            assert calls[f"/v1/spaces/{flag}/memories"] == 1
+        # nothing was written: resent, and the second answer is the result
+        assert mg.add_memories("false", [{"content": "no id"}]).memory_ids == ["m1"]
+        assert calls["/v1/spaces/false/memories"] == 2
+
+
+def test_idempotent_calls_are_resent_whatever_the_flag(outage_server):
+    url, calls = outage_server
+    policy = RetryPolicy(attempts=4, max_wait_s=1.0)
+    session = {"session_id": "s", "turns": [{"id": "t1", "role": "user", "content": "hi"}]}
+    with Client(url, retry=policy) as mg:
+        assert mg.add_session("true", session).memory_ids == ["m1"]  # explicit ids: safe
+    assert calls["/v1/spaces/true/sessions"] == 2
+
+    async def main() -> None:
+        async with AsyncClient(url, retry=policy) as mg:
+            with pytest.raises(Unavailable):
+                await mg.add_session("missing-aio", {**session, "turns": [{"role": "user"}]})
+            assert calls["/v1/spaces/missing-aio/sessions"] == 1
+            await mg.add_memories("missing-aio", [{"id": "m1", "content": "with id"}])
+            assert calls["/v1/spaces/missing-aio/memories"] == 2
+
+    asyncio.run(main())

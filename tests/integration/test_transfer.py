@@ -59,7 +59,7 @@ def test_export_import_round_trip(live, embeddings):
         again = mg.import_records(dst, records, batch=50)  # idempotent
         assert again.nodes == expected.nodes
         assert mismatches(expected, mg.transfer_counts(dst)) == []
-        assert mg.get_memory(dst, "s0-t0")["memory"]["status"] == "superseded"
+        assert mg.get_memory(dst, "s0-t0").memory.status == "superseded"
         # exported vectors: the same scores; re-embedded: the same ranking (a batch and a
         # single forward pass differ in the last float digits)
         digits = 9 if embeddings else 4

@@ -248,6 +248,31 @@ def test_no_import_cycle_between_modules() -> None:
     assert cycles == []
 
 
+#: Inside the ``mnemograph`` package: the adapters sit on the SDK, which knows nothing of them.
+SDK_ALLOWED: dict[str, frozenset[str]] = {
+    "mnemograph.client": frozenset({"mnemograph.client", "mnemograph.schema"}),
+    "mnemograph.integrations": frozenset({"mnemograph.integrations", "mnemograph.client"}),
+}
+
+
+def sdk_violations(imports: list[Import]) -> list[str]:
+    bad = []
+    for imp in imports:
+        src = _module_name(ROOT / imp.source)
+        for part, allowed in SDK_ALLOWED.items():
+            if (src == part or src.startswith(part + ".")) and not any(
+                imp.target == a or imp.target.startswith(a + ".") for a in allowed
+            ):
+                bad.append(f"{imp}: {part} may use only {sorted(allowed)}")
+    return bad
+
+
+def test_the_adapters_sit_on_the_sdk_only() -> None:
+    assert sdk_violations(project_imports(("mnemograph",))) == []
+    back = [Import("mnemograph/client/sync.py", 1, "mnemograph.integrations.langchain", False)]
+    assert len(sdk_violations(back)) == 1
+
+
 def test_the_checker_sees_a_back_edge(tmp_path: Path) -> None:
     """The checks above catch what they claim to: a lower layer importing a higher one, a
     pipelines edge not listed, an import hidden in a function."""
