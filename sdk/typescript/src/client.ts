@@ -332,11 +332,16 @@ export class Client {
     const decoder = new TextDecoder();
     let buffered = "";
     const reader = response.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      buffered += decoder.decode(read.value, { stream: true });
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) yield JSON.parse(line) as ExportRecord;
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        buffered += decoder.decode(read.value, { stream: true });
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) if (line.trim()) yield JSON.parse(line) as ExportRecord;
+      }
+    } finally {
+      reader.releaseLock();
+      await response.body.cancel().catch(() => undefined); // a consumer that stopped early
     }
     buffered += decoder.decode();
     if (buffered.trim()) yield JSON.parse(buffered) as ExportRecord;

@@ -23,7 +23,7 @@ const SESSION = {
 const REPEAT = {
   session_id: "s2",
   turns: [
-    { role: "user", speaker: "Ana", content: "My dog Rex loves the beach.", time: t(31, 0) },
+    { role: "user", speaker: "Ana", content: "My dog Rex loves the beach in Lisbon.", time: t(31, 0) },
     { role: "user", speaker: "Ana", content: "I went to the support group yesterday, and it was so powerful!", time: t(31, 1) },
   ],
 };
@@ -115,7 +115,7 @@ describe("graph browsing", () => {
     for await (const e of mg.iterEntities(space, { pageSize: 1 })) oneByOne.push(e.key);
     const all = (await mg.listEntities(space, { limit: 500 })).map((e) => e.key);
     assert.deepEqual(oneByOne, all);
-    assert.ok(all.length > 0);
+    assert.ok(all.includes("lisbon"), JSON.stringify(all));
     const entity = await mg.getEntity(space, all[0], { limit: 5 });
     assert.equal(entity.entity.key, all[0]);
     const stages = [];
@@ -159,7 +159,7 @@ describe("jobs and merges", () => {
 describe("export and import", () => {
   test("export streams records; deleted, the space is restored by import", async () => {
     const records = [];
-    for await (const r of mg.exportSpace(space)) records.push(r);
+    for await (const r of mg.exportSpace(space, { embeddings: true })) records.push(r);
     assert.equal(records[0].type, "header");
     assert.equal(records.at(-1).type, "counts");
     const counts = await mg.exportCounts(space);
