@@ -227,3 +227,21 @@ describe("auth", () => {
 test("the route table names every client method", () => {
   for (const name of Object.keys(ROUTES)) assert.equal(typeof mg[name], "function", name);
 });
+
+describe("the README's agent loop", () => {
+  test("remembers a turn, recalls it on the next, with the context as the system prompt", async () => {
+    const { agentTurn } = await import("../examples/agent-loop.mjs");
+    const prompts = [];
+    const callModel = async ({ system, user }) => {
+      prompts.push(system);
+      return `Noted: ${user}`;
+    };
+    const chat = { space, sessionId: "chat-1", callModel };
+    await agentTurn(mg, { ...chat, turn: 0, userText: "Our deploy target is Kubernetes on Hetzner." });
+    const second = await agentTurn(mg, { ...chat, turn: 1, userText: "Where do we deploy?" });
+    assert.match(prompts[1], /Kubernetes/);
+    assert.ok(second.recalled.some((c) => c.includes("Kubernetes")), JSON.stringify(second.recalled));
+    const stored = await mg.getMemory(space, "chat-1:0:assistant");
+    assert.equal(stored.memory.text, "Noted: Our deploy target is Kubernetes on Hetzner.");
+  });
+});
