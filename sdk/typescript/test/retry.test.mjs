@@ -4,7 +4,20 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 
-import { Client, ConnectionFailed, Unavailable, parseRetryAfter, waitMs } from "../dist/index.js";
+import {
+  Client,
+  Conflict,
+  ConnectionFailed,
+  Forbidden,
+  InvalidInput,
+  MnemographError,
+  NotFound,
+  Unauthorized,
+  Unavailable,
+  fromResponse,
+  parseRetryAfter,
+  waitMs,
+} from "../dist/index.js";
 
 let server;
 let base;
@@ -166,4 +179,20 @@ test("Retry-After parsing and the backoff bounds", () => {
   assert.equal(waitMs(policy, 3, null), null);
   assert.equal(waitMs(policy, 1, 2), null);
   assert.equal(waitMs(policy, 1, 0.5), 500);
+});
+
+test("error classes by status, as the Python SDK maps them; a proxy's body is http_error", () => {
+  const expected = [
+    [401, Unauthorized], [403, Forbidden], [404, NotFound], [409, Conflict],
+    [422, InvalidInput], [429, Unavailable], [503, Unavailable], [500, MnemographError],
+  ];
+  for (const [status, cls] of expected) {
+    const e = fromResponse(status, { error: { code: "c", message: "m", field: "f" } }, "", 1);
+    assert.equal(e.constructor, cls, String(status));
+    assert.deepEqual([e.status, e.code, e.message, e.field, e.retryAfter], [status, "c", "m", "f", 1]);
+    assert.ok(e instanceof MnemographError && e instanceof Error);
+  }
+  const proxy = fromResponse(502, null, "<html>Bad gateway</html>", null);
+  assert.deepEqual([proxy.constructor, proxy.code, proxy.message], [MnemographError, "http_error", "<html>Bad gateway</html>"]);
+  assert.equal(String(fromResponse(404, { error: { code: "not_found", message: "no space" } }, "", null)), "NotFound: not_found (404): no space");
 });
