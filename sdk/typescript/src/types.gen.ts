@@ -171,7 +171,125 @@ export interface FlatPhase {
 
 /** The body of an import call: records of an export, in file order. */
 export interface ImportBatch {
-  records: Array<Record<string, unknown>>;
+  records: Array<{
+  type: "header";
+  props?: Record<string, unknown>;
+} | {
+  type: "space";
+  props?: Record<string, unknown>;
+} | {
+  type: "counts";
+  props?: Record<string, unknown>;
+} | {
+  type: "node";
+  label: "Chunk" | "Entity" | "EntityCandidate" | "Fact" | "Memory" | "Merge" | "Schema" | "Session" | "Stage";
+  key: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Chunk";
+  rel: "CHUNK_OF";
+  to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Entity";
+  rel: "CO_OCCURS";
+  to_label: "Entity";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Fact";
+  rel: "EXTRACTED_FROM";
+  to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Fact";
+  rel: "SUPERSEDES";
+  to_label: "Fact";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "IN_SESSION";
+  to_label: "Session";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "IN_STAGE";
+  to_label: "Stage";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "MENTIONS";
+  to_label: "Entity";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "MERGED_INTO";
+  to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "NEXT";
+  to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Memory";
+  rel: "SUPERSEDES";
+  to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Schema";
+  rel: "SUMMARIZES";
+  to_label: "Stage";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Session";
+  rel: "IN_STAGE";
+  to_label: "Stage";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+} | {
+  type: "rel";
+  from_label: "Stage";
+  rel: "NEXT_STAGE";
+  to_label: "Stage";
+  from: string;
+  to: string;
+  props?: Record<string, unknown>;
+}>;
 }
 
 /** What one import batch wrote, by node label and relationship type. */
@@ -434,7 +552,7 @@ export interface RecallRequest {
   now?: string | null;
   /** Search configuration: 'full' (every step), 'fast' (full without late interaction) or 'dense' (vector similarity only, for debugging). */
   preset?: "full" | "fast" | "dense";
-  /** Candidates selection considers (at least k; default from the configuration: k times selection.oversample, at least selection.min_pool). */
+  /** Candidates selection considers (a value below k counts as k; default from the configuration: k times selection.oversample, at least selection.min_pool). */
   oversample?: number | null;
   /** Order of the results: 'relevance' (rank order), 'time', or 'auto': event-order questions ('what happened first...') in time order and everything else by rank. It never changes which memories are returned. */
   order?: "relevance" | "time" | "auto";
@@ -820,43 +938,51 @@ export interface ListSpacesQuery {
 
 /** Path parameters of GET /v1/spaces/{space}. */
 export interface GetSpacePath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of PATCH /v1/spaces/{space}. */
 export interface UpdateSpacePath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of DELETE /v1/spaces/{space}. */
 export interface DeleteSpacePath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/sessions. */
 export interface IngestSessionPath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/memories. */
 export interface AddMemoriesPath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/memories/{memory_id}. */
 export interface GetMemoryPath {
+  /** The space's id. */
   space: string;
   memory_id: string;
 }
 
 /** Path parameters of DELETE /v1/spaces/{space}/memories/{memory_id}. */
 export interface DeleteMemoryPath {
+  /** The space's id. */
   space: string;
   memory_id: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/entities. */
 export interface ListEntitiesPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -871,7 +997,9 @@ export interface ListEntitiesQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/entities/{key}. */
 export interface GetEntityPath {
+  /** The space's id. */
   space: string;
+  /** An entity's key. */
   key: string;
 }
 
@@ -882,6 +1010,7 @@ export interface GetEntityQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/stages. */
 export interface ListStagesPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -894,6 +1023,7 @@ export interface ListStagesQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/stages/{stage_id}. */
 export interface GetStagePath {
+  /** The space's id. */
   space: string;
   stage_id: string;
 }
@@ -905,6 +1035,7 @@ export interface GetStageQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/facts. */
 export interface ListFactsPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -920,17 +1051,20 @@ export interface ListFactsQuery {
 
 /** Path parameters of POST /v1/spaces/{space}/context. */
 export interface AssembleContextPath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/jobs/{job}. */
 export interface RunJobPath {
+  /** The space's id. */
   space: string;
   job: "decay" | "merge" | "supersede" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention";
 }
 
 /** Path parameters of GET /v1/spaces/{space}/jobs. */
 export interface ListRunsPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -944,12 +1078,14 @@ export interface ListRunsQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/jobs/runs/{run_id}. */
 export interface GetRunPath {
+  /** The space's id. */
   space: string;
   run_id: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/merges. */
 export interface ListMergesPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -963,30 +1099,35 @@ export interface ListMergesQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/merges/{merge_id}. */
 export interface GetMergePath {
+  /** The space's id. */
   space: string;
   merge_id: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/merges/{merge_id}/undo. */
 export interface UndoMergePath {
+  /** The space's id. */
   space: string;
   merge_id: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/memories/{memory_id}/supersede. */
 export interface SupersedeMemoryPath {
+  /** The space's id. */
   space: string;
   memory_id: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/memories/{memory_id}/timeline. */
 export interface MemoryTimelinePath {
+  /** The space's id. */
   space: string;
   memory_id: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/supersessions. */
 export interface ListSupersessionsPath {
+  /** The space's id. */
   space: string;
 }
 
@@ -1001,18 +1142,21 @@ export interface ListSupersessionsQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/supersessions/{supersession_id}. */
 export interface GetSupersessionPath {
+  /** The space's id. */
   space: string;
   supersession_id: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/supersessions/{supersession_id}/revert. */
 export interface RevertSupersessionPath {
+  /** The space's id. */
   space: string;
   supersession_id: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/stages/{stage_id}/schema. */
 export interface StageSchemaPath {
+  /** The space's id. */
   space: string;
   stage_id: string;
 }
@@ -1025,11 +1169,13 @@ export interface StageSchemaQuery {
 
 /** Path parameters of POST /v1/spaces/{space}/recall. */
 export interface RecallPath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of GET /v1/spaces/{space}/export. */
 export interface ExportSpacePath {
+  /** The space's id. */
   space: string;
 }
 
@@ -1041,10 +1187,12 @@ export interface ExportSpaceQuery {
 
 /** Path parameters of GET /v1/spaces/{space}/export/counts. */
 export interface ExportCountsPath {
+  /** The space's id. */
   space: string;
 }
 
 /** Path parameters of POST /v1/spaces/{space}/import. */
 export interface ImportSpacePath {
+  /** The space's id. */
   space: string;
 }
