@@ -29,7 +29,7 @@ export type ContextOptions = Omit<T.ContextRequest, "query" | "context_window">;
 export type IngestOptions = Omit<T.MemoriesCreate, "memories">;
 export type SpaceFields = Omit<T.NewSpace, "id">;
 /** One record of an export (JSON Lines): header, space, nodes, relationships, counts. */
-export type ExportRecord = Record<string, unknown> & { type?: string };
+export type ExportRecord = T.ImportBatch["records"][number];
 export interface Paging {
   pageSize?: number;
 }
