@@ -3,10 +3,26 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 Json = dict[str, Any]
+
+
+def compact(value: Any) -> Any:
+    """``value`` without the ``None`` entries of its objects (they tell a model nothing)."""
+    if isinstance(value, dict):
+        return {k: compact(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [compact(v) for v in value]
+    return value
+
+
+def as_text(value: Any) -> str:
+    """Compact JSON: no indentation, no spaces after separators, no nulls, text as is."""
+    return json.dumps(compact(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
 
 #: The phases of a context whose candidates are recalled memories (stage summaries are not).
 MEMORY_PHASES = ("current_stage", "related_prior", "recalled")
