@@ -15,12 +15,13 @@ import anyio.to_thread
 
 from app.mcp.backend import Json, ServicesBackend
 from app.mcp.errors import ToolFailure
-from app.services import Services, build_services
+from app.services import Services, build_services, engine_settings
 from app.settings import Settings
 from neo4j_runtime import runtime
 from neo4j_runtime.__main__ import dev_instance
 from neo4j_runtime.settings import InstanceConfig
 from pipelines import spaces
+from pipelines.engine import Engine, load_models
 
 log = logging.getLogger("mnemograph.mcp")
 
@@ -42,6 +43,7 @@ class LocalEngine:
         self.settings = settings
         self.space = space  # the tools' default space: created if missing
         self.services: Services | None = None
+        self.engine: Engine | None = None
         self.error: str | None = None
         self.instance: InstanceConfig | None = None  # the Neo4j started here, if any
         self.ready = threading.Event()
@@ -53,37 +55,44 @@ class LocalEngine:
     def _start(self) -> None:
         t0 = time.monotonic()
         try:
-            self._neo4j()
-            self.services = build_services(self.settings)
+            inst = self._launch_neo4j()
+            models = load_models(engine_settings(self.settings))  # while the JVM boots
+            if inst is not None:
+                started = runtime.start(inst, timeout=NEO4J_START_SECONDS, quiet=True)
+                log.warning("Neo4j ready after %.1fs", time.monotonic() - t0)
+                self.instance = None if started.reused else inst
+            self.engine = Engine.start(engine_settings(self.settings), models=models)
+            self.services = build_services(self.settings, self.engine)
             if self.space:
-                spaces.create(self.services.engine.store, spaces.NewSpace(id=self.space))
-            log.warning("Mnemograph engine ready in %.1fs", time.monotonic() - t0)
+                spaces.create(self.engine.store, spaces.NewSpace(id=self.space))
+            log.warning("Mnemograph engine ready after %.1fs", time.monotonic() - t0)
         except Exception as exc:  # told to every tool call, and to stderr
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("Mnemograph could not start: %s", self.error)
         finally:
             self.ready.set()
 
-    def _neo4j(self) -> None:
-        """Use the Neo4j answering at the configured URI; start the local runtime when that
-        URI is the runtime's own address and nothing answers there."""
+    def _launch_neo4j(self) -> InstanceConfig | None:
+        """Use the Neo4j answering at the configured URI; launch the local runtime (not yet
+        waiting for it) when that URI is the runtime's own address and nothing answers."""
+        inst = dev_instance()
+        if "neo4j_uri" not in self.settings.model_fields_set:  # unset: the runtime's address
+            self.settings.neo4j_uri = inst.bolt_uri
         uri = self.settings.neo4j_uri
+        if uri == inst.bolt_uri and inst.auth and not self.settings.neo4j_user:
+            self.settings.neo4j_user, self.settings.neo4j_password = inst.auth
         if _bolt_open(uri):
             log.warning("Neo4j at %s answers: using it", uri)
-            return
-        inst = dev_instance()
+            return None
         if inst.bolt_uri != uri:
             raise runtime.RuntimeErrorWithHint(
                 f"Neo4j at {uri} does not answer (MNEMOGRAPH_NEO4J_URI); only the local runtime "
                 f"at {inst.bolt_uri} is started automatically"
             )
         log.warning("starting Neo4j + GDS at %s (data in %s)", uri, inst.data_dir)
-        started = runtime.start(inst, timeout=NEO4J_START_SECONDS, quiet=True)
-        if not started.reused:
-            self.instance = inst
-        if inst.auth:
-            self.settings.neo4j_user, self.settings.neo4j_password = inst.auth
-        log.warning("Neo4j ready in %.1fs", started.seconds)
+        started = runtime.start(inst, wait=False, quiet=True)
+        self.instance = None if started.reused else inst  # stopped on close, even mid-start
+        return inst
 
     async def backend(self) -> ServicesBackend:
         """The services once started (waiting at most :data:`CALL_WAIT_SECONDS`)."""
@@ -104,6 +113,8 @@ class LocalEngine:
         self._thread.join()
         if self.services is not None:
             self.services.close()
+        if self.engine is not None:
+            self.engine.close()
         if self.instance is not None:
             runtime.stop(self.instance)
             log.warning("Neo4j stopped")
