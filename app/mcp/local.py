@@ -58,9 +58,8 @@ class LocalEngine:
             inst = self._launch_neo4j()
             models = load_models(engine_settings(self.settings))  # while the JVM boots
             if inst is not None:
-                started = runtime.start(inst, timeout=NEO4J_START_SECONDS, quiet=True)
+                runtime.start(inst, timeout=NEO4J_START_SECONDS, quiet=True)  # waits for it
                 log.warning("Neo4j ready after %.1fs", time.monotonic() - t0)
-                self.instance = None if started.reused else inst
             self.engine = Engine.start(engine_settings(self.settings), models=models)
             self.services = build_services(self.settings, self.engine)
             if self.space:

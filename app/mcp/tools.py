@@ -13,8 +13,8 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from app.mcp import ids
-from app.mcp.backend import Backend, Json
 from app.mcp.errors import ToolFailure, guard
+from app.mcp.results import Backend, Json
 from app.mcp.server import OnCall, Server, text_result
 
 #: How the tools tell a model what memories are (the same wording as /context's blocks).
