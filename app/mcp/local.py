@@ -47,6 +47,8 @@ class LocalEngine:
         self.error: str | None = None
         self.instance: InstanceConfig | None = None  # the Neo4j started here, if any
         self.ready = threading.Event()
+        self._closing = threading.Lock()
+        self._closed = False
         self._thread = threading.Thread(target=self._start, name="mcp-engine", daemon=True)
 
     def start(self) -> None:
@@ -108,8 +110,19 @@ class LocalEngine:
         return ServicesBackend(lambda: services)
 
     def close(self) -> None:
-        """Wait for a start-up in progress, close the services, stop a Neo4j started here."""
-        self._thread.join()
+        """Wait for a start-up in progress, close the services, stop a Neo4j started here.
+        Idempotent (the end of stdin and a signal may both ask)."""
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
+            self._close()
+
+    def _close(self) -> None:
+        if self._thread.is_alive():
+            if self.instance is not None:  # still booting: stopping it ends the wait at once
+                runtime.stop(self.instance)
+            self._thread.join()
         if self.services is not None:
             self.services.close()
         if self.engine is not None:

@@ -12,11 +12,12 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import anyio
+import anyio.to_thread
 import httpx
 
 from app.mcp import backend, tools
@@ -72,18 +73,21 @@ async def _serve_local(space: str | None) -> None:
 
     server = tools.build(DeferredBackend(engine), tools.fixed_space(space), tools.any_space,
                          lifespan=lifespan)  # fmt: skip
-    await _run(server)
+    await _run(server, engine.close)
 
 
-async def _run(server: Any) -> None:
-    """Serve until stdin closes or SIGTERM/SIGINT arrives (then clean up the same way)."""
+async def _run(server: Any, cleanup: Callable[[], None] | None = None) -> None:
+    """Serve until stdin closes. On SIGTERM/SIGINT, run ``cleanup`` and exit: the SDK reads
+    stdin in a worker thread that cancelling cannot interrupt."""
     async with anyio.create_task_group() as tg:
 
         async def on_signal() -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    tg.cancel_scope.cancel()
-                    return
+                async for signum in signals:
+                    log.warning("signal %d: stopping", signum)
+                    if cleanup is not None:
+                        await anyio.to_thread.run_sync(cleanup)
+                    os._exit(0)
 
         tg.start_soon(on_signal)
         await server.run_stdio_async()
