@@ -1,6 +1,7 @@
 """What the MCP tools call: a :class:`Backend` answers in plain, compact dicts. Two exist:
-:class:`ServicesBackend` (in the API process, for ``/mcp``) and :class:`ClientBackend` (over
-HTTP with the SDK, for stdio)."""
+:class:`ServicesBackend` (the engine's services in this process: ``/mcp`` in the API, or
+``mnemograph mcp`` with no API running) and :class:`ClientBackend` (a running API over HTTP
+with the SDK, for ``mnemograph mcp``)."""
 
 from __future__ import annotations
 
