@@ -6,6 +6,7 @@ server (no API running) is in test_mcp_local.py."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import uuid
 from typing import Any
@@ -176,7 +177,8 @@ def test_tools_over_stdio(live):
         sdk.create_space(space)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "app", "mcp", "--space", space, "--url", live.url, "--backend", "api"],
+        args=["-m", "app", "mcp", "--space", space, "--url", live.url],  # auto: the API answers
+        env=dict(os.environ, MNEMOGRAPH_NEO4J_URI="bolt://127.0.0.1:1"),  # no local fallback
     )
 
     async def main() -> None:
