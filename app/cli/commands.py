@@ -8,7 +8,7 @@ import json
 from typing import get_args
 
 from app.cli.output import show
-from app.mcp import stdio
+from app.mcp import config, stdio
 from app.schemas.jobs import JobName
 from mnemograph.client import Client
 
@@ -74,7 +74,10 @@ def jobs(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    return stdio.run(args.url, args.api_key, args.space)
+    if args.print_config:
+        print(config.snippet(args.space, args.api_key))
+        return 0
+    return stdio.run(args.url, args.api_key, args.space, args.backend)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,5 +106,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--dry-run", action="store_true")
     p.set_defaults(func=jobs)
     p = sub.add_parser("mcp", help="serve the MCP tools over stdio (for desktop agents)")
-    p.add_argument("--space", help="default space of the tools")
+    p.add_argument("--space", help="default space of the tools (created if missing)")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "api", "local"],
+        default="auto",
+        help="auto: the API at --url if it answers, else the engine in this process (starting "
+        "the local Neo4j if needed); api: only the API; local: only the engine in-process",
+    )
+    p.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the Claude Desktop / Cursor config entry (absolute command) and exit",
+    )
     p.set_defaults(func=mcp)

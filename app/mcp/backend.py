@@ -1,15 +1,16 @@
 """What the MCP tools call: a :class:`Backend` answers in plain, compact dicts. Two exist:
-:class:`ServicesBackend` (in the API process, for ``/mcp``) and :class:`ClientBackend` (over
-HTTP with the SDK, for stdio)."""
+:class:`ServicesBackend` (the engine's services in this process: ``/mcp`` in the API, or
+``mnemograph mcp`` with no API running) and :class:`ClientBackend` (a running API over HTTP
+with the SDK, for ``mnemograph mcp``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import anyio.to_thread
 
-from app.mcp.results import context_result
+from app.mcp.results import Backend, Json, context_result
 from app.schemas.memories import MemoriesCreate, SessionCreate
 from app.services import Services
 from mnemograph.client import AsyncClient
@@ -20,17 +21,7 @@ from pipelines.consolidate import history, supersede
 from pipelines.ingest.deadline import Deadline
 from pipelines.recall.request import RecallRequest
 
-Json = dict[str, Any]
-
-
-class Backend(Protocol):
-    async def list_spaces(self, allowed: frozenset[str] | None) -> list[Json]: ...
-    async def add_session(self, space: str, session: Json) -> Json: ...
-    async def add_memories(self, space: str, memories: list[Json]) -> Json: ...
-    async def recall(self, space: str, query: str, k: int) -> Json: ...
-    async def context(self, space: str, query: str, context_window: int) -> Json: ...
-    async def forget(self, space: str, memory_id: str) -> Json: ...
-    async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json: ...
+__all__ = ["Backend", "ClientBackend", "Json", "ServicesBackend"]
 
 
 class ServicesBackend:

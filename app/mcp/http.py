@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -17,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from app.errors import error_body
 from app.mcp import backend, tools
+from app.mcp.errors import ToolFailure
 from app.services import Services
 from app.settings import ApiKey, Settings
 from pipelines.errors import Unavailable
@@ -39,15 +39,31 @@ def _resolve(ctx: Context, space: str | None) -> str:
     if space is None and key is not None and key.spaces is not None and len(key.spaces) == 1:
         (space,) = key.spaces
     if not space:
-        raise ToolError("error invalid_input (field: space): name a space (see list_spaces)")
+        raise ToolFailure("invalid_input", "name a space (see list_spaces)", "space")
     if key is not None and not key.allows(space):
-        raise ToolError(f"error forbidden (field: space): this API key may not access {space!r}")
+        raise ToolFailure("forbidden", f"this API key may not access {space!r}", "space")
     return space
 
 
 def _allowed(ctx: Context) -> frozenset[str] | None:
     key = _key(ctx)
     return None if key is None else key.spaces
+
+
+class RouteLabel:
+    """What the request metrics and logs read as the route of an MCP call (``route_of``):
+    ``mcp`` for the protocol's own messages, ``mcp:<tool>`` for a tool call (bounded: only
+    registered tool names; ``mcp:unknown`` for any other name)."""
+
+    def __init__(self, label: str) -> None:
+        self.path_format = label
+
+
+def _label(ctx: Context, tool: str | None) -> None:
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict):
+        scope["route"] = RouteLabel(f"mcp:{tool or 'unknown'}")
 
 
 class _Services:
@@ -72,6 +88,7 @@ class _Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key: ApiKey | None = None
+        scope["route"] = RouteLabel("mcp")  # a tool call then names its tool (_label)
         if self.settings.parsed_api_keys:
             headers = dict(scope.get("headers", []))
             scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
@@ -94,7 +111,9 @@ def _match(settings: Settings, token: str) -> ApiKey | None:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Add ``/mcp`` to ``app``; :func:`running` starts its session manager in the lifespan."""
-    server = tools.build(backend.ServicesBackend(_Services(app)), _resolve, _allowed)
+    server = tools.build(
+        backend.ServicesBackend(_Services(app)), _resolve, _allowed, on_call=_label
+    )
     security = (
         TransportSecuritySettings(allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS)
         if settings.is_loopback()

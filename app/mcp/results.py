@@ -3,10 +3,38 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 Json = dict[str, Any]
+
+
+class Backend(Protocol):
+    """What the tools call (:mod:`app.mcp.backend` has the two implementations)."""
+
+    async def list_spaces(self, allowed: frozenset[str] | None) -> list[Json]: ...
+    async def add_session(self, space: str, session: Json) -> Json: ...
+    async def add_memories(self, space: str, memories: list[Json]) -> Json: ...
+    async def recall(self, space: str, query: str, k: int) -> Json: ...
+    async def context(self, space: str, query: str, context_window: int) -> Json: ...
+    async def forget(self, space: str, memory_id: str) -> Json: ...
+    async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json: ...
+
+
+def compact(value: Any) -> Any:
+    """``value`` without the ``None`` entries of its objects (they tell a model nothing)."""
+    if isinstance(value, dict):
+        return {k: compact(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [compact(v) for v in value]
+    return value
+
+
+def as_text(value: Any) -> str:
+    """Compact JSON: no indentation, no spaces after separators, no nulls, text as is."""
+    return json.dumps(compact(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
 
 #: The phases of a context whose candidates are recalled memories (stage summaries are not).
 MEMORY_PHASES = ("current_stage", "related_prior", "recalled")

@@ -117,6 +117,13 @@ class MemoryCreate(StrictModel):
     time: datetime | None = None
     stage: str | None = Field(None, min_length=1, max_length=200)
     metadata: dict[str, Any] | None = None
+    session_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^\s/]([^/]*[^\s/])?$",
+        description="The session the memory belongs to (a note taken during it), if any.",
+    )
 
 
 class MemoriesCreate(GateOptions):

@@ -1,10 +1,12 @@
 """The MCP server with the SDK's own client against a live server on a real Neo4j: every
-tool round-tripped over streamable HTTP (``/mcp``) and over stdio (``mnemograph mcp``), bad
-arguments, and a key limited to one space."""
+tool round-tripped over streamable HTTP (``/mcp``) and over stdio (``mnemograph mcp``
+proxying to the API), bad arguments, and a key limited to one space. The in-process stdio
+server (no API running) is in test_mcp_local.py."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import uuid
 from typing import Any
@@ -23,10 +25,21 @@ TOOLS = {"remember", "recall", "context", "correct", "forget", "list_spaces"}
 
 
 def _data(result: Any) -> dict[str, Any]:
+    """A tool's answer: one compact JSON text (no indentation, no nulls)."""
     assert not result.is_error, result.content[0].text
-    if isinstance(result.structured_content, dict):
-        return result.structured_content
-    return dict(json.loads(result.content[0].text))
+    (block,) = result.content
+    data = json.loads(block.text)
+    assert block.text == json.dumps(data, separators=(",", ":"), ensure_ascii=False)  # compact
+    assert ":null" not in block.text  # no nulls that carry nothing
+    return dict(data)
+
+
+def _error(result: Any) -> dict[str, Any]:
+    """A refusal: ``{"error": {"code", "field", "message"}}``, never raw pydantic text."""
+    assert result.is_error
+    text = result.content[0].text
+    assert "pydantic" not in text and "Error executing" not in text, text
+    return dict(json.loads(text)["error"])
 
 
 async def _round_trip(mcp: Client, space: str | None) -> None:
@@ -53,7 +66,6 @@ async def _round_trip(mcp: Client, space: str | None) -> None:
     assert set(shown) <= {*stored["memory_ids"], *note["memory_ids"]}
     assert ctx["left_out_total"] == sum(ctx["left_out"].values()) >= 0
     assert ctx["mode"] in ("staged", "flat") and ctx["tokens"] > 0
-    assert "stage" in ctx and "warning" in ctx
     fixed = _data(
         await mcp.call_tool("correct", {"memory_id": top["id"], "content": "Staging moved to "
                                         "Postgres 16.", "reason": "upgrade", **extra})
@@ -71,13 +83,40 @@ async def _round_trip(mcp: Client, space: str | None) -> None:
     assert "&#x202e;yadnoM" in ctx["prompt"] and "\u202e" not in ctx["prompt"]
     gone = _data(await mcp.call_tool("forget", {"memory_id": fixed["by"], **extra}))
     assert gone["deleted"]["memories"] == 1
-    # bad arguments come back as tool errors naming the field, never as crashes
-    bad = await mcp.call_tool("recall", {"query": "x", "k": 0, **extra})
-    assert bad.is_error
-    neither = await mcp.call_tool("remember", {**extra})
-    assert neither.is_error and "content" in neither.content[0].text
-    missing = await mcp.call_tool("forget", {"memory_id": "no-such-id", **extra})
-    assert missing.is_error and "not_found" in missing.content[0].text
+    # bad arguments come back as tool errors naming the field and the reason
+    bad = _error(await mcp.call_tool("recall", {"query": "x", "k": 0, **extra}))
+    assert bad == {"code": "invalid_input", "field": "k",
+                   "message": "Input should be greater than or equal to 1"}  # fmt: skip
+    nothing = _error(await mcp.call_tool("recall", {**extra}))
+    assert (nothing["field"], nothing["message"]) == ("query", "required")
+    neither = _error(await mcp.call_tool("remember", {**extra}))
+    assert neither["code"] == "invalid_input" and neither["field"] == "content"
+    missing = _error(await mcp.call_tool("forget", {"memory_id": "no-such-id", **extra}))
+    assert missing["code"] == "not_found"
+    await _retries(mcp, extra)
+
+
+async def _retries(mcp: Client, extra: dict[str, str]) -> None:
+    """A retried remember stores nothing twice; a given session_id is the session used."""
+    tag = uuid.uuid4().hex[:8]
+    messages = [{"role": "user", "content": f"The {tag} build runs on Fridays."}]
+    first = _data(await mcp.call_tool("remember", {"messages": messages, **extra}))
+    again = _data(await mcp.call_tool("remember", {"messages": messages, **extra}))
+    assert [i["decision"] for i in first["items"]] == ["stored"]
+    assert [i["decision"] for i in again["items"]] == ["unchanged"]
+    assert again["memory_ids"] == first["memory_ids"]
+    session = f"chat-{tag}"
+    note = {"content": f"The {tag} release owner is Ines.", "session_id": session, **extra}
+    stored = _data(await mcp.call_tool("remember", note))
+    assert _data(await mcp.call_tool("remember", note))["items"][0]["decision"] == "unchanged"
+    later = [{"role": "assistant", "content": f"Ines owns the {tag} release."}]
+    added = _data(await mcp.call_tool("remember", {"messages": later, "session_id": session,
+                                                   **extra}))  # fmt: skip
+    assert added["items"][0]["decision"] == "stored"  # a later call adds to the session
+    found = _data(await mcp.call_tool("recall", {"query": f"{tag} release owner", **extra}))
+    sessions = {h["id"]: h.get("session_id") for h in found["results"]}
+    assert sessions[stored["memory_ids"][0]] == session
+    assert sessions[added["memory_ids"][0]] == session
 
 
 def _http(url: str, key: str | None) -> Client:
@@ -110,6 +149,10 @@ def test_tools_over_http(spaces):
             assert {live.limited_space, other} <= {s["id"] for s in listed["spaces"]}
 
     anyio.run(main)
+    # MCP traffic is labelled by tool in the request metrics, never "unmatched"
+    metrics = httpx.get(f"{live.url}/metrics").text
+    assert 'route="mcp:recall"' in metrics and 'route="mcp:remember"' in metrics
+    assert 'route="mcp"' in metrics  # initialize, tools/list
 
 
 def test_a_limited_key_over_http(spaces):
@@ -120,8 +163,8 @@ def test_a_limited_key_over_http(spaces):
             await _round_trip(mcp, None)  # its one space is the default
             listed = _data(await mcp.call_tool("list_spaces", {}))
             assert [s["id"] for s in listed["spaces"]] == [live.limited_space]
-            denied = await mcp.call_tool("recall", {"query": "x", "space": other})
-            assert denied.is_error and "forbidden" in denied.content[0].text
+            denied = _error(await mcp.call_tool("recall", {"query": "x", "space": other}))
+            assert denied["code"] == "forbidden" and denied["field"] == "space"
 
     anyio.run(main)
     r = httpx.post(f"{live.url}/mcp", json={}, headers={"Authorization": "Bearer nope"})
@@ -134,7 +177,8 @@ def test_tools_over_stdio(live):
         sdk.create_space(space)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "app", "mcp", "--space", space, "--url", live.url],
+        args=["-m", "app", "mcp", "--space", space, "--url", live.url],  # auto: the API answers
+        env=dict(os.environ, MNEMOGRAPH_NEO4J_URI="bolt://127.0.0.1:1"),  # no local fallback
     )
 
     async def main() -> None:
