@@ -402,6 +402,8 @@ export interface MemoryCreate {
   time?: string | null;
   stage?: string | null;
   metadata?: Record<string, unknown> | null;
+  /** The session the memory belongs to (a note taken during it), if any. */
+  session_id?: string | null;
 }
 
 export interface MemoryDeleted {
