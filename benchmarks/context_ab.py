@@ -265,7 +265,7 @@ def ingest(args: argparse.Namespace) -> int:
 
     dataset, _ = locomo.load(None)
     with neo4j_for_bench(args.neo4j_uri, keep=True) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         try:
             system = MnemographSystem(engine, progress=True)
             scale, single = "ab-scale", "ab-single"

@@ -38,7 +38,7 @@ def dump(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     with neo4j_for_bench(args.neo4j_uri) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         plans = []
         try:
             system = MnemographSystem(engine, progress=options.progress)

@@ -46,10 +46,10 @@ Hits = list[tuple[str, float]]
 
 
 @contextmanager
-def _serve(neo4j: str, port: int) -> Iterator[None]:
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(Settings(neo4j_uri=neo4j)), port=port, log_level="warning")
-    )
+def _serve(neo4j: InstanceConfig, port: int) -> Iterator[None]:
+    user, password = neo4j.auth or (None, None)
+    settings = Settings(neo4j_uri=neo4j.bolt_uri, neo4j_user=user, neo4j_password=password)
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -62,21 +62,21 @@ def _serve(neo4j: str, port: int) -> Iterator[None]:
 
 
 @contextmanager
-def _fresh_neo4j(names: list[str], work: Path, first_port: int) -> Iterator[list[str]]:
+def _fresh_neo4j(names: list[str], work: Path, first_port: int) -> Iterator[list[InstanceConfig]]:
     """New Neo4j instances (empty data directories under ``work``), started one after the
     other (started side by side, a fresh instance once left its first query unanswered);
     stopped and their directories removed at the end."""
+    for name in names:  # emptied before the configs generate their passwords there
+        shutil.rmtree(work / name, ignore_errors=True)
     instances = [
         InstanceConfig(name=f"transfer-{name}", base_dir=work / name, bolt_port=first_port + i,
                        heap_initial="1g", heap_max="1g", pagecache="512m")
         for i, name in enumerate(names)
     ]  # fmt: skip
-    for inst in instances:
-        shutil.rmtree(inst.base_dir, ignore_errors=True)
     try:
         for inst in instances:
             runtime.start(inst, timeout=300, quiet=True)
-        yield [inst.bolt_uri for inst in instances]
+        yield instances
     finally:
         for inst in instances:
             runtime.stop(inst)
@@ -171,9 +171,9 @@ def run_one(conv: Conversation, args: argparse.Namespace, work: Path) -> dict[st
     with (
         Client(f"http://127.0.0.1:{ports[0]}", timeout=300) as src,
         Client(f"http://127.0.0.1:{ports[1]}", timeout=300) as dst,
-        _fresh_neo4j(["source", "target"], work, args.neo4j_port) as (src_uri, dst_uri),
-        _serve(src_uri, ports[0]),
-        _serve(dst_uri, ports[1]),
+        _fresh_neo4j(["source", "target"], work, args.neo4j_port) as (src_neo, dst_neo),
+        _serve(src_neo, ports[0]),
+        _serve(dst_neo, ports[1]),
     ):
         return compare(src, dst, conv, not args.no_embeddings, work)
 
