@@ -69,11 +69,17 @@ def _message(code: str, field: str | None, message: str) -> str:
 
 
 def build(
-    backend: Backend, resolve: SpaceResolver, allowed: AllowedSpaces, name: str = "mnemograph"
+    backend: Backend,
+    resolve: SpaceResolver,
+    allowed: AllowedSpaces,
+    name: str = "mnemograph",
+    resolve_write: SpaceResolver | None = None,
 ) -> MCPServer:
-    """An MCP server whose tools call ``backend``."""
+    """An MCP server whose tools call ``backend``; the writing tools (remember, correct,
+    forget) resolve their space through ``resolve_write`` (default ``resolve``), which
+    refuses a read-only key."""
     server: MCPServer = MCPServer(name=name, instructions=INSTRUCTIONS, version="0.1.0")
-    _writing_tools(server, backend, resolve)
+    _writing_tools(server, backend, resolve_write or resolve)
     _reading_tools(server, backend, resolve, allowed)
     return server
 
