@@ -48,10 +48,27 @@ def api_base_url(host: str | None = None, port: int | None = None, public_host: 
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
+def _dev_dir() -> Path:
+    env = os.environ
+    return Path(env.get("MNEMOGRAPH_NEO4J_DIR") or Path.cwd() / ".mnemograph" / "neo4j").resolve()
+
+
+def dev_login(uri: str) -> tuple[str, str] | None:
+    """The credentials of the dev instance (`make neo4j`) if ``uri`` is its Bolt address and
+    it has a generated password (read, never created here); otherwise None."""
+    port = os.environ.get("MNEMOGRAPH_NEO4J_PORT") or "7687"
+    host = os.environ.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
+    local = {f"bolt://{h}:{port}" for h in ("127.0.0.1", "localhost", host)}
+    path = auth.password_path(_dev_dir())
+    if uri.rstrip("/") not in local or not path.exists():
+        return None
+    return NEO4J_USER, auth.stored_password(_dev_dir())
+
+
 def dev_instance(api_url: str | None = None) -> InstanceConfig:
     """The instance `make neo4j` and `make serve` run, configured from the environment."""
     env = os.environ
-    base = Path(env.get("MNEMOGRAPH_NEO4J_DIR") or Path.cwd() / ".mnemograph" / "neo4j").resolve()
+    base = _dev_dir()
     host = env.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
     http = (env.get("MNEMOGRAPH_NEO4J_HTTP_PORT") or "7474").strip().lower()
     advertised = env.get("MNEMOGRAPH_NEO4J_ADVERTISED_HOST") or None

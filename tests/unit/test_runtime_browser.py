@@ -10,7 +10,7 @@ import pytest
 
 from neo4j_runtime import auth, runtime
 from neo4j_runtime import settings as S
-from neo4j_runtime.__main__ import GUIDE_PATH, STYLE_PATH, api_base_url, dev_instance
+from neo4j_runtime.__main__ import GUIDE_PATH, STYLE_PATH, api_base_url, dev_instance, dev_login
 
 HOME = Path("/opt/neo4j-home")
 
@@ -134,3 +134,15 @@ def test_instance_directories_are_owner_only(tmp_path):
     for d in (base, inst.data_dir, inst.logs_dir, inst.run_dir, inst.conf_dir):
         assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
     assert stat.S_IMODE(auth.password_path(base).stat().st_mode) == 0o600
+
+
+def test_dev_login_reads_the_dev_instances_password(tmp_path, monkeypatch):
+    for var in ("PASSWORD", "LISTEN", "PORT"):
+        monkeypatch.delenv(f"MNEMOGRAPH_NEO4J_{var}", raising=False)
+    monkeypatch.setenv("MNEMOGRAPH_NEO4J_DIR", str(tmp_path / "dev"))
+    assert dev_login("bolt://127.0.0.1:7687") is None  # no instance yet: nothing is created
+    assert not (tmp_path / "dev").exists()
+    inst = dev_instance()
+    assert dev_login("bolt://127.0.0.1:7687") == inst.auth
+    assert dev_login("bolt://localhost:7687") == inst.auth
+    assert dev_login("bolt://127.0.0.1:7799") is None  # another server: its own credentials
