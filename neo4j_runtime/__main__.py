@@ -54,13 +54,18 @@ def _dev_dir() -> Path:
 
 
 def dev_login(uri: str) -> tuple[str, str] | None:
-    """The credentials of the dev instance (`make neo4j`) if ``uri`` is its Bolt address and
-    it has a generated password (read, never created here); otherwise None."""
+    """The credentials of the dev instance (`make neo4j`) if ``uri`` is its Bolt address:
+    MNEMOGRAPH_NEO4J_PASSWORD, or its generated password (read, never created here); else
+    None."""
     port = os.environ.get("MNEMOGRAPH_NEO4J_PORT") or "7687"
     host = os.environ.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
     local = {f"bolt://{h}:{port}" for h in ("127.0.0.1", "localhost", host)}
     path = auth.password_path(_dev_dir())
-    if uri.rstrip("/") not in local or not path.exists():
+    if uri.rstrip("/") not in local:
+        return None
+    if os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD"):
+        return NEO4J_USER, os.environ["MNEMOGRAPH_NEO4J_PASSWORD"]
+    if not path.exists():
         return None
     return NEO4J_USER, auth.stored_password(_dev_dir())
 

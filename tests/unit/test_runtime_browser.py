@@ -146,3 +146,5 @@ def test_dev_login_reads_the_dev_instances_password(tmp_path, monkeypatch):
     assert dev_login("bolt://127.0.0.1:7687") == inst.auth
     assert dev_login("bolt://localhost:7687") == inst.auth
     assert dev_login("bolt://127.0.0.1:7799") is None  # another server: its own credentials
+    monkeypatch.setenv("MNEMOGRAPH_NEO4J_PASSWORD", "operator-chosen")
+    assert dev_login("bolt://127.0.0.1:7687") == (S.NEO4J_USER, "operator-chosen")
