@@ -65,6 +65,22 @@ def bench_instance_config(heap: str = "2g", pagecache: str = "2g"):
     )
 
 
+def bench_login(uri: str) -> tuple[str, str] | None:
+    """The dedicated instance's credentials if ``uri`` is its address and it has a password
+    (a run given its URI, e.g. ``context_ab`` reusing its spaces); read, never created."""
+    from neo4j_runtime import auth
+    from neo4j_runtime.settings import NEO4J_USER
+
+    base = Path(
+        os.environ.get("MNEMOGRAPH_BENCH_NEO4J_DIR") or REPO_ROOT / ".mnemograph" / "bench-neo4j"
+    ).resolve()
+    port = int(os.environ.get("MNEMOGRAPH_BENCH_NEO4J_PORT", str(DEFAULT_PORT)))
+    path = auth.password_path(base)
+    if uri.rstrip("/") not in (f"bolt://127.0.0.1:{port}", f"bolt://localhost:{port}"):
+        return None
+    return (NEO4J_USER, auth.stored_password(base)) if path.exists() else None
+
+
 @contextlib.contextmanager
 def neo4j_for_bench(
     uri: str | None = None, *, keep: bool = False, heap: str = "2g", pagecache: str = "2g"
@@ -108,6 +124,7 @@ def start_engine(uri: str, auth: tuple[str, str] | None = None):
     from pipelines.engine import Engine
 
     settings = Settings(neo4j_uri=uri)
+    auth = auth or (None if settings.neo4j_user else bench_login(uri))
     if auth is not None:
         settings.neo4j_user, settings.neo4j_password = auth
     return Engine.start(engine_settings(settings))
