@@ -16,6 +16,7 @@ import socket
 import tempfile
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,10 +66,13 @@ def neo4j_server(request: pytest.FixtureRequest) -> Iterator[Neo4jServer]:
     )
     keep = os.environ.get("MNEMOGRAPH_TEST_KEEP_NEO4J") == "1"
     try:
-        runtime.start(instance, wait=False, quiet=True)  # launched, not ready yet
-        if "models" in request.fixturenames:
-            # the models load while the server starts (its own process): ~20 s saved
-            request.getfixturevalue("models")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # neo4j-admin sets the password (a few seconds of JVM), then the server launches
+            launched = pool.submit(runtime.start, instance, wait=False, quiet=True)
+            if "models" in request.fixturenames:
+                # the models load meanwhile (the server is its own process): ~20 s saved
+                request.getfixturevalue("models")
+            launched.result()  # launched, not ready yet
         runtime.start(instance, timeout=240, quiet=True)  # the same server: waits until ready
     except BaseException as exc:
         runtime.stop(instance, timeout=0)
