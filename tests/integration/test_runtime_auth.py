@@ -24,6 +24,7 @@ from neo4j.exceptions import AuthError
 
 from neo4j_runtime import auth, runtime
 from neo4j_runtime.settings import NEO4J_USER, InstanceConfig
+from tests.cypher import LIBRARY
 
 TRICKY = 'a "quoted" pass\\word with spaces'
 
@@ -133,7 +134,7 @@ def test_nothing_answers_without_credentials(servers):
     in first: after three failed logins Neo4j refuses the user for a few seconds.)"""
     inst = servers.fresh
     base = f"http://127.0.0.1:{inst.http_port}"
-    query = {"statements": [{"statement": "MATCH (m:Memory) RETURN m.text LIMIT 1"}]}
+    query = {"statements": [{"statement": LIBRARY.load("runtime/any_memory_text")}]}
     commit = f"{base}/db/neo4j/tx/commit"
     logged_in = httpx.post(commit, json=query, auth=(NEO4J_USER, TRICKY), timeout=30)
     assert logged_in.status_code == 200 and logged_in.json()["errors"] == [], logged_in.text
