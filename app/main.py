@@ -75,6 +75,7 @@ def create_app(
     for router in V1_ROUTERS:
         app.include_router(router, dependencies=[Depends(require_key)])
     mcp_http.install(app, settings)
-    openapi.install(app, settings.health_requires_key and bool(settings.parsed_api_keys))
+    keys = bool(settings.parsed_api_keys)
+    openapi.install(app, settings.health_requires_key and keys, keys)
     observability.install(app, tracer_provider)
     return app

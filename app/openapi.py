@@ -1,6 +1,7 @@
 """The OpenAPI document, completed: every operation lists the error statuses it can answer
 (all in the one JSON error shape, :class:`~app.schemas.common.ErrorResponse`), ``/v1`` names
-the bearer scheme, and a 503 says it carries ``Retry-After``."""
+the bearer scheme when API keys are configured (and only then: without keys no call needs
+one), and a 503 says it carries ``Retry-After``."""
 
 from __future__ import annotations
 
@@ -9,18 +10,17 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from app.auth import is_write
 from app.schemas.common import ErrorResponse
 
 SCHEME = "bearerAuth"
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
-_WRITES = {"post", "put", "patch", "delete"}
-#: POSTs that only read (a body too large for a query string).
-_READS = {"/v1/spaces/{space}/recall", "/v1/spaces/{space}/context"}
 
 _WHY = {
     400: "The body could not be read as JSON text (not UTF-8).",
     401: "No API key, or an unknown one (keys are configured).",
-    403: "The API key may not use this space.",
+    403: "The API key may not use this space, is read-only and this route writes, or (deleting "
+    "a space) is not a read-write key limited to no space.",
     404: "The space, or the item named in the path, does not exist.",
     409: "A conflicting write: the same id with other content, or the space is being erased.",
     422: "Invalid input; `error.field` names the field.",
@@ -28,16 +28,19 @@ _WHY = {
 }
 
 
-def statuses(path: str, method: str, health_key: bool, body: bool = False) -> set[int]:
-    """The error statuses an operation can answer (``body``: it takes a request body)."""
+def statuses(
+    path: str, method: str, health_key: bool, body: bool = False, keys: bool = True
+) -> set[int]:
+    """The error statuses an operation can answer (``body``: it takes a request body;
+    ``keys``: API keys are configured, so 401 and 403 are possible)."""
     if path == "/readyz":
         return {503} | ({401} if health_key else set())
     if not path.startswith("/v1/"):
         return set()
-    out = {401, 403, 422, 503}
+    out = {422, 503} | ({401, 403} if keys else set())
     if "{" in path:
         out.add(404)
-    if method in _WRITES and path not in _READS:
+    if is_write(method, path):
         out.add(409)
     if body:
         out.add(400)
@@ -58,8 +61,9 @@ def _response(status: int) -> dict[str, Any]:
     return out
 
 
-def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
-    """``document`` with the error responses, the error model and the security scheme."""
+def complete(document: dict[str, Any], health_key: bool, keys: bool = True) -> dict[str, Any]:
+    """``document`` with the error responses, the error model and (``keys``: API keys are
+    configured) the security scheme."""
     components = document.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     model = ErrorResponse.model_json_schema(ref_template="#/components/schemas/{model}")
@@ -67,19 +71,20 @@ def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
     schemas["ErrorResponse"] = model
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
-    components["securitySchemes"] = {
-        SCHEME: {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "An API key from MNEMOGRAPH_API_KEYS (none needed when unset).",
+    if keys:
+        components["securitySchemes"] = {
+            SCHEME: {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "An API key from MNEMOGRAPH_API_KEYS ('@read' keys: reads only).",
+            }
         }
-    }
     for path, operations in document.get("paths", {}).items():
         for method, op in operations.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             responses = op.setdefault("responses", {})
-            found = statuses(path, method, health_key, "requestBody" in op)
+            found = statuses(path, method, health_key, "requestBody" in op, keys)
             for status in sorted(found):
                 said = responses.get(str(status), {}).get("description")
                 responses[str(status)] = _response(status)
@@ -88,12 +93,12 @@ def complete(document: dict[str, Any], health_key: bool) -> dict[str, Any]:
             for code, response in responses.items():  # errors a route documents itself
                 if code[0] in "45" and "content" not in response:
                     response["content"] = {"application/json": {"schema": _ERROR_REF}}
-            if path.startswith("/v1/") or (path == "/readyz" and health_key):
+            if keys and (path.startswith("/v1/") or (path == "/readyz" and health_key)):
                 op["security"] = [{SCHEME: []}]
     return document
 
 
-def install(app: FastAPI, health_key: bool) -> None:
+def install(app: FastAPI, health_key: bool, keys: bool = True) -> None:
     """Serve the completed document (built once, on the first request for it)."""
 
     def openapi() -> dict[str, Any]:
@@ -104,7 +109,7 @@ def install(app: FastAPI, health_key: bool) -> None:
                 description=app.description,
                 routes=app.routes,
             )
-            app.openapi_schema = complete(document, health_key)
+            app.openapi_schema = complete(document, health_key, keys)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -16,28 +16,67 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from app.admission import DEFAULT_LIMITS, parse_limits
 from pipelines.models.batching import DEFAULT_BATCH_PIECES
 
+#: The roles a key may name after ``@`` (read-write is the default).
+ROLES = ("read", "write")
+
 
 class ApiKey:
-    """A bearer key, optionally limited to named spaces."""
+    """A bearer key, optionally limited to named spaces, read-write or read-only."""
 
-    def __init__(self, key: str, spaces: frozenset[str] | None) -> None:
+    def __init__(self, key: str, spaces: frozenset[str] | None, read_only: bool = False) -> None:
         self.key = key
         self.spaces = spaces  # None: every space
+        self.read_only = read_only
 
     def allows(self, space: str) -> bool:
         return self.spaces is None or space in self.spaces
 
+    @property
+    def admin(self) -> bool:
+        """A read-write key limited to no space: the only one that may delete a space."""
+        return self.spaces is None and not self.read_only
+
+
+def parse_api_keys(raw: str) -> list[ApiKey]:
+    """``key``, ``key:space1,space2``, ``key@read``, ``key:space@read`` (``@write``, the
+    default, is accepted too), ';'-separated. Whatever follows the last ``@`` is the role: a
+    misspelt one is a ValueError, never a silent read-write key (so a key that contains ``@``
+    must end with its role). An empty key is a ValueError too."""
+    keys: list[ApiKey] = []
+    for entry in raw.split(";"):
+        entry = entry.strip()
+        if not entry:
+            continue
+        body, at, role = entry.rpartition("@")
+        if not at:
+            body, role = entry, "write"
+        if role.strip() not in ROLES:
+            # not echoed: after an '@' may be part of a key
+            raise ValueError("an API key entry ends in an unknown role after '@' (read, write)")
+        key, _, spaces = body.partition(":")
+        if not key.strip():
+            raise ValueError("an API key entry has no key")
+        allowed = frozenset(s.strip() for s in spaces.split(",") if s.strip())
+        keys.append(ApiKey(key.strip(), allowed or None, role.strip() == "read"))
+    return keys
+
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MNEMOGRAPH_", env_file=".env", extra="ignore")
+    # hide_input_in_errors: a bad setting's error must not print a key or a password
+    model_config = SettingsConfigDict(
+        env_prefix="MNEMOGRAPH_", env_file=".env", extra="ignore", hide_input_in_errors=True
+    )
 
     # HTTP
     host: str = Field("127.0.0.1", description="Address the API binds to.")
     port: int = Field(8000, ge=1, le=65535, description="Port the API listens on.")
     api_keys: str = Field(
         "",
-        description="Bearer keys, ';'-separated; 'key:space1,space2' limits a key to spaces. "
-        "Empty: no auth (only allowed on a loopback address).",
+        description="Bearer keys, ';'-separated; 'key:space1,space2' limits a key to spaces, "
+        "a '@read' suffix ('key@read', 'key:space@read') makes it read-only (403 on every "
+        "write); read-write ('@write') is the default. Only a read-write key limited to no "
+        "space may delete a space. Empty: no auth (only allowed on a loopback address). See "
+        "docs/security.md.",
     )
     health_requires_key: bool = Field(
         False,
@@ -172,17 +211,15 @@ class Settings(BaseSettings):
             raise ValueError("host must not be empty")
         return v.strip()
 
+    @field_validator("api_keys")
+    @classmethod
+    def _keys_parse(cls, v: str) -> str:
+        parse_api_keys(v)
+        return v
+
     @cached_property
     def parsed_api_keys(self) -> list[ApiKey]:
-        keys: list[ApiKey] = []
-        for raw in self.api_keys.split(";"):
-            raw = raw.strip()
-            if not raw:
-                continue
-            key, _, spaces = raw.partition(":")
-            allowed = frozenset(s.strip() for s in spaces.split(",") if s.strip())
-            keys.append(ApiKey(key.strip(), allowed or None))
-        return keys
+        return parse_api_keys(self.api_keys)
 
     def is_loopback(self) -> bool:
         if self.host == "localhost":

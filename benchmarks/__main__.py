@@ -219,7 +219,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
     reference_seconds = None
     t0 = time.perf_counter()
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         preexisting_memories(engine, neo)
         system = MnemographSystem(engine, progress=options.progress, recall_config=recall_config)
         plans: list[Any] = []

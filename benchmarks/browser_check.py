@@ -3,7 +3,9 @@
 Starts Mnemograph the way ``make serve`` does (``python -m app serve --manage-neo4j``, with its
 own data directory and ports), ingests the demo space through the API
 (:mod:`benchmarks.browser_demo`), opens the Browser address the server printed in headless
-Chromium (Debian's ``chromium`` driven by Playwright), connects, waits for the Mnemograph guide
+Chromium (Debian's ``chromium`` driven by Playwright), logs in as a person would (user ``neo4j``,
+the password the server generated into ``<data dir>/neo4j-password``, or
+MNEMOGRAPH_NEO4J_PASSWORD), waits for the Mnemograph guide
 that Browser opens on connecting, sets ``$space`` from the guide, runs every query of the guide
 by its play icon and saves a screenshot of each slide's result. Any failed step (no guide, an
 error frame, a graph query that draws nothing) ends the run with a non-zero exit.
@@ -133,15 +135,20 @@ class BrowserSession:
         _say(f"screenshot {path}")
         return path
 
-    def connect(self, url: str) -> None:
-        """Open Browser; connect if it does not connect by itself; wait for the guide."""
+    def connect(self, url: str, login: tuple[str, str] | None) -> None:
+        """Open Browser; log in (``login``: user, password) and connect; wait for the guide."""
         self.page.goto(url)
         guide = self.page.get_by_text("Your memory as a graph")
         connect = self.page.locator("button[data-testid='connect']")
+        user = self.page.locator("input[data-testid='username']")
+        password = self.page.locator("input[data-testid='password']")
         deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
         while time.monotonic() < deadline:
             if guide.count() and guide.first.is_visible():
                 return
+            if login and password.count() and password.first.is_visible():
+                user.first.fill(login[0])
+                password.first.fill(login[1])
             if connect.count() and connect.first.is_visible():
                 connect.first.click()
             time.sleep(0.5)
@@ -219,6 +226,19 @@ class BrowserSession:
         return int(nodes.count())
 
 
+def _login(data_dir: Path) -> tuple[str, str] | None:
+    """Neo4j's credentials as the server printed where to find them (None: unknown, as with
+    ``--api``: Browser then shows its login form and the check fails on it)."""
+    from neo4j_runtime import auth
+    from neo4j_runtime.settings import NEO4J_USER
+
+    given = os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD")
+    path = auth.password_path(data_dir)
+    if given:
+        return NEO4J_USER, given
+    return (NEO4J_USER, path.read_text().strip()) if path.exists() else None
+
+
 def run_guide(session: BrowserSession, space: str, stage: str) -> dict[str, Any]:
     """Walk the guide slide by slide and run every query; screenshots along the way."""
     counts: dict[str, Any] = {}
@@ -289,7 +309,7 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
                 try:
                     session = BrowserSession(context.new_page(), out)
                     _say(f"opening {addresses['browser']}")
-                    session.connect(addresses["browser"])
+                    session.connect(addresses["browser"], _login(data_dir))
                     report["queries"] = run_guide(session, args.space, stage)
                     report["screenshots"] = [str(p) for p in session.shots]
                 finally:

@@ -105,7 +105,7 @@ def served(args: argparse.Namespace, name: str) -> Iterator[Served]:
     neo = Neo4jProcess(
         campaign_instance(name, args.neo4j_port, base / "neo4j", args.heap, args.pagecache)
     )
-    api = ApiProcess(args.api_port, neo.uri, base / "api.log")
+    api = ApiProcess(args.api_port, neo.uri, neo.instance.auth, base / "api.log")
     try:
         print(f"{name}: Neo4j on {neo.uri} (data {base}) …", flush=True)
         neo.start()

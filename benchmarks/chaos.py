@@ -415,7 +415,7 @@ class Context:
 
         from benchmarks.cypher import LIBRARY
 
-        with GraphDatabase.driver(self.neo.uri, auth=None) as driver:
+        with GraphDatabase.driver(self.neo.uri, auth=self.neo.instance.auth) as driver:
             driver.execute_query(
                 LIBRARY.load("chaos_clear_lease"),
                 {"space": JOB_SPACE, "job": self.args.job},

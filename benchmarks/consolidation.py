@@ -127,7 +127,7 @@ def main(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     build_s = None
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         preexisting_memories(engine, neo)
         system = MnemographSystem(
             engine, batch_turns=args.batch_turns, progress=not args.no_progress

@@ -4,8 +4,10 @@ Benchmarks never touch a development server: by default they run a dedicated ins
 data under ``.mnemograph/bench-neo4j`` of the checkout (``MNEMOGRAPH_BENCH_NEO4J_DIR``), on port
 7697 (``MNEMOGRAPH_BENCH_NEO4J_PORT``), with a 2 GB heap and a 2 GB page cache. If that instance
 is already running (a previous run left it, or ``--keep-neo4j``) it is reused and left running;
-an instance the harness started is stopped at the end. ``--neo4j-uri`` points the harness at any
-other server instead (nothing is started or stopped then).
+an instance the harness started is stopped at the end. Its Neo4j has authentication on, like
+every local instance (the password generated into ``<data dir>/neo4j-password``).
+``--neo4j-uri`` points the harness at any other server instead (nothing is started or stopped
+then; its credentials come from MNEMOGRAPH_NEO4J_USER / MNEMOGRAPH_NEO4J_PASSWORD).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class BenchNeo4j:
     base_dir: Path | None
     heap: str | None = None
     pagecache: str | None = None
+    #: (user, password) of the managed instance; None: from the MNEMOGRAPH_NEO4J_* variables
+    auth: tuple[str, str] | None = None
     #: memories per space found in the database before the run (:func:`preexisting_memories`)
     preexisting_memories: dict[str, int] | None = None
 
@@ -61,6 +65,22 @@ def bench_instance_config(heap: str = "2g", pagecache: str = "2g"):
     )
 
 
+def bench_login(uri: str) -> tuple[str, str] | None:
+    """The dedicated instance's credentials if ``uri`` is its address and it has a password
+    (a run given its URI, e.g. ``context_ab`` reusing its spaces); read, never created."""
+    from neo4j_runtime import auth
+    from neo4j_runtime.settings import NEO4J_USER
+
+    base = Path(
+        os.environ.get("MNEMOGRAPH_BENCH_NEO4J_DIR") or REPO_ROOT / ".mnemograph" / "bench-neo4j"
+    ).resolve()
+    port = int(os.environ.get("MNEMOGRAPH_BENCH_NEO4J_PORT", str(DEFAULT_PORT)))
+    path = auth.password_path(base)
+    if uri.rstrip("/") not in (f"bolt://127.0.0.1:{port}", f"bolt://localhost:{port}"):
+        return None
+    return (NEO4J_USER, auth.stored_password(base)) if path.exists() else None
+
+
 @contextlib.contextmanager
 def neo4j_for_bench(
     uri: str | None = None, *, keep: bool = False, heap: str = "2g", pagecache: str = "2g"
@@ -83,6 +103,7 @@ def neo4j_for_bench(
         base_dir=inst.base_dir,
         heap=heap,
         pagecache=pagecache,
+        auth=inst.auth,
     )
     try:
         yield info
@@ -92,16 +113,21 @@ def neo4j_for_bench(
             print("benchmark Neo4j stopped", flush=True)
 
 
-def start_engine(uri: str):
-    """An :class:`Engine` on ``uri``; models and reranker as the server's settings say
-    (``MNEMOGRAPH_*`` variables), loaded offline."""
+def start_engine(uri: str, auth: tuple[str, str] | None = None):
+    """An :class:`Engine` on ``uri`` as ``auth`` (None: the MNEMOGRAPH_NEO4J_USER / _PASSWORD
+    variables); models and reranker as the server's settings say (``MNEMOGRAPH_*``
+    variables), loaded offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from app.services import engine_settings
     from app.settings import Settings
     from pipelines.engine import Engine
 
-    return Engine.start(engine_settings(Settings(neo4j_uri=uri)))
+    settings = Settings(neo4j_uri=uri)
+    auth = auth or (None if settings.neo4j_user else bench_login(uri))
+    if auth is not None:
+        settings.neo4j_user, settings.neo4j_password = auth
+    return Engine.start(engine_settings(settings))
 
 
 def preexisting_memories(engine, neo: BenchNeo4j) -> dict[str, int]:

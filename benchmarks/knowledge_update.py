@@ -163,7 +163,7 @@ def main(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         preexisting_memories(engine, neo)  # warns; this benchmark measures quality only
         made = []
         try:

@@ -487,7 +487,7 @@ def main(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     info: dict[str, Any] = {}
     with neo4j_for_bench(args.neo4j_uri, keep=args.keep_neo4j) as neo:
-        engine = start_engine(neo.uri)
+        engine = start_engine(neo.uri, neo.auth)
         preexisting_memories(engine, neo)
         try:
             system = MnemographSystem(engine, batch_turns=args.batch_turns, progress=progress)

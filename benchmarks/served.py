@@ -120,10 +120,12 @@ class Neo4jProcess:
 
 @dataclass
 class ApiProcess:
-    """``python -m app serve`` on 127.0.0.1:``port`` against ``neo4j_uri``."""
+    """``python -m app serve`` on 127.0.0.1:``port`` against ``neo4j_uri``, logged in as
+    ``neo4j_auth``."""
 
     port: int
     neo4j_uri: str
+    neo4j_auth: tuple[str, str] | None
     log_path: Path
     env: dict[str, str] = field(default_factory=dict)
     proc: subprocess.Popen[bytes] | None = None
@@ -144,6 +146,8 @@ class ApiProcess:
         env.update(
             {
                 "MNEMOGRAPH_NEO4J_URI": self.neo4j_uri,
+                "MNEMOGRAPH_NEO4J_USER": self.neo4j_auth[0] if self.neo4j_auth else "",
+                "MNEMOGRAPH_NEO4J_PASSWORD": self.neo4j_auth[1] if self.neo4j_auth else "",
                 "MNEMOGRAPH_HOST": LOOPBACK,
                 "MNEMOGRAPH_PORT": str(self.port),
                 "MNEMOGRAPH_MANAGE_NEO4J": "false",

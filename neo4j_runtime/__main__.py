@@ -7,9 +7,10 @@
 The dev instance keeps its data in ``.mnemograph/neo4j`` of the checkout (override with
 MNEMOGRAPH_NEO4J_DIR), listens on 127.0.0.1 (MNEMOGRAPH_NEO4J_LISTEN) for Bolt on 7687
 (MNEMOGRAPH_NEO4J_PORT) and for Neo4j Browser on 7474 (MNEMOGRAPH_NEO4J_HTTP_PORT, ``off``
-disables it). Beyond loopback, authentication is on: the password is MNEMOGRAPH_NEO4J_PASSWORD,
-or one generated into ``<data dir>/neo4j-password`` (owner-only). Browser opens the Mnemograph
-guide served by the API (MNEMOGRAPH_HOST / MNEMOGRAPH_PORT, default 127.0.0.1:8000).
+disables it). Authentication is always on, on loopback too (user ``neo4j``): the password is
+MNEMOGRAPH_NEO4J_PASSWORD, or one generated into ``<data dir>/neo4j-password`` (owner-only).
+Browser opens the Mnemograph guide served by the API (MNEMOGRAPH_HOST / MNEMOGRAPH_PORT, default
+127.0.0.1:8000) once logged in.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from neo4j_runtime.settings import (
     NEO4J_VERSION,
     WILDCARD_HOSTS,
     InstanceConfig,
-    is_loopback,
 )
 
 # Where the API serves Browser's guide and style (app/routers/browser.py serves these paths).
@@ -48,16 +48,36 @@ def api_base_url(host: str | None = None, port: int | None = None, public_host: 
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
+def _dev_dir() -> Path:
+    env = os.environ
+    return Path(env.get("MNEMOGRAPH_NEO4J_DIR") or Path.cwd() / ".mnemograph" / "neo4j").resolve()
+
+
+def dev_login(uri: str) -> tuple[str, str] | None:
+    """The credentials of the dev instance (`make neo4j`) if ``uri`` is its Bolt address:
+    MNEMOGRAPH_NEO4J_PASSWORD, or its generated password (read, never created here); else
+    None."""
+    port = os.environ.get("MNEMOGRAPH_NEO4J_PORT") or "7687"
+    host = os.environ.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
+    local = {f"bolt://{h}:{port}" for h in ("127.0.0.1", "localhost", host)}
+    path = auth.password_path(_dev_dir())
+    if uri.rstrip("/") not in local:
+        return None
+    if os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD"):
+        return NEO4J_USER, os.environ["MNEMOGRAPH_NEO4J_PASSWORD"]
+    if not path.exists():
+        return None
+    return NEO4J_USER, auth.stored_password(_dev_dir())
+
+
 def dev_instance(api_url: str | None = None) -> InstanceConfig:
     """The instance `make neo4j` and `make serve` run, configured from the environment."""
     env = os.environ
-    base = Path(env.get("MNEMOGRAPH_NEO4J_DIR") or Path.cwd() / ".mnemograph" / "neo4j").resolve()
+    base = _dev_dir()
     host = env.get("MNEMOGRAPH_NEO4J_LISTEN") or "127.0.0.1"
     http = (env.get("MNEMOGRAPH_NEO4J_HTTP_PORT") or "7474").strip().lower()
     advertised = env.get("MNEMOGRAPH_NEO4J_ADVERTISED_HOST") or None
-    password = env.get("MNEMOGRAPH_NEO4J_PASSWORD") or None
-    if password is None and not is_loopback(host):
-        password = auth.stored_password(base)
+    password = env.get("MNEMOGRAPH_NEO4J_PASSWORD") or None  # None: the generated one
     inst = InstanceConfig(
         name="dev",
         base_dir=base,
@@ -76,15 +96,15 @@ def describe(inst: InstanceConfig) -> list[str]:
     lines = []
     if inst.browser_url:
         lines.append(f"Neo4j Browser: {inst.browser_url}")
-    if inst.password:
+    if inst.auth:
         where = (
-            auth.password_path(inst.base_dir)
-            if not os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD")
-            else "MNEMOGRAPH_NEO4J_PASSWORD"
+            "MNEMOGRAPH_NEO4J_PASSWORD"
+            if os.environ.get("MNEMOGRAPH_NEO4J_PASSWORD")
+            else f"{auth.password_path(inst.base_dir)} (owner-only; cat it)"
         )
-        lines.append(f"Neo4j auth: user {NEO4J_USER!r}, password in {where}")
+        lines.append(f"Neo4j login: user {NEO4J_USER!r}, password in {where}")
     else:
-        lines.append("Neo4j auth: off (loopback only); in Browser choose 'No authentication'")
+        lines.append("Neo4j auth: off; in Browser choose 'No authentication'")
     return lines
 
 

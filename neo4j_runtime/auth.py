@@ -1,49 +1,36 @@
 """Authentication of the local runtime: the password of the user ``neo4j`` and how it is set.
 
-An operator may give the password (``MNEMOGRAPH_NEO4J_PASSWORD``); otherwise one is generated
-once per instance and kept in ``<instance dir>/neo4j-password`` with owner-only permissions
-(0600), where the API and a person reading the file find it. A fresh database gets it before
-its first start (``neo4j-admin dbms set-initial-password``, run through a 0600 argument file so
-the password never appears on a command line); a database created earlier without
-authentication still has Neo4j's initial ``neo4j``/``neo4j`` account, whose password is changed
-over Bolt right after the start.
+Authentication is always on, on loopback too. An operator may give the password
+(``MNEMOGRAPH_NEO4J_PASSWORD``); otherwise one is generated once per instance and kept in
+``<instance dir>/neo4j-password`` with owner-only permissions (0600, in a 0700 directory), where
+the API and a person reading the file find it (:mod:`neo4j_runtime.password`). A fresh
+database gets it before its first start (``neo4j-admin dbms set-initial-password``, run through
+a 0600 argument file so the password never appears on a command line); a database created
+earlier without authentication (before it was always on) still has Neo4j's initial
+``neo4j``/``neo4j`` account, whose password is changed over Bolt right after the start.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import subprocess
 import tempfile
 from pathlib import Path
 
 from neo4j_runtime import settings as S
+from neo4j_runtime.password import PASSWORD_FILE, password_path, stored_password
 
-PASSWORD_FILE = "neo4j-password"
+__all__ = [
+    "PASSWORD_FILE",
+    "change_initial_password",
+    "is_initialized",
+    "password_path",
+    "set_initial_password",
+    "stored_password",
+]
+
 _INITIAL_PASSWORD = "neo4j"  # Neo4j's own initial password, which must be changed on first use
 _ADMIN_TOOL = "org.neo4j.cli.AdminTool"
-
-
-def password_path(base_dir: Path) -> Path:
-    return base_dir / PASSWORD_FILE
-
-
-def stored_password(base_dir: Path) -> str:
-    """The instance's generated password, created on first use (owner-only file)."""
-    path = password_path(base_dir)
-    if not path.exists():
-        base_dir.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as out:
-                out.write(secrets.token_urlsafe(24) + "\n")
-    if path.stat().st_mode & 0o077:  # someone loosened it: the password is for the owner only
-        path.chmod(0o600)
-    password = path.read_text().strip()
-    if not password:
-        raise ValueError(f"{path} is empty: delete it to generate a new password")
-    return password
 
 
 def is_initialized(instance: S.InstanceConfig) -> bool:

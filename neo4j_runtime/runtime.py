@@ -25,6 +25,7 @@ from pathlib import Path
 
 from neo4j_runtime import auth
 from neo4j_runtime import settings as S
+from neo4j_runtime.password import private_dir
 
 _MAVEN_DIR = Path(__file__).parent / "maven"
 _COMPLETE_MARKER = ".complete"
@@ -211,9 +212,17 @@ def fetch(home: Path | None = None, *, quiet: bool = False) -> Path:
 
 
 def write_config(instance: S.InstanceConfig, home: Path) -> None:
-    instance.conf_dir.mkdir(parents=True, exist_ok=True)
-    for d in (instance.data_dir, instance.logs_dir, instance.run_dir, instance.base_dir / "import"):
-        d.mkdir(parents=True, exist_ok=True)
+    """neo4j.conf and the instance's directories, all owner-only (0700): the data, the logs
+    (they may quote queries) and the password file are for the owner alone."""
+    private_dir(instance.base_dir)
+    for d in (
+        instance.conf_dir,
+        instance.data_dir,
+        instance.logs_dir,
+        instance.run_dir,
+        instance.base_dir / "import",
+    ):
+        private_dir(d)
     lines = [f"{k}={v}" for k, v in sorted(instance.settings(home).items())]
     log_cfg = instance.conf_dir / "server-logs.xml"
     log_cfg.write_text(_LOG_CONFIG)
@@ -281,8 +290,8 @@ def start(
 ) -> Started:
     """Start the instance in the background (idempotent) and wait until it answers GDS queries.
 
-    With a password, authentication is on: a fresh database gets the password before its first
-    start, an older one created without authentication has its initial password replaced.
+    Authentication is on: a fresh database gets the password before its first start, an older
+    one created without authentication has its initial password replaced.
     """
     t0 = time.monotonic()
     try:
@@ -303,8 +312,8 @@ def start(
     home = fetch(quiet=quiet)
     java = find_java()
     write_config(instance, home)
-    if instance.password and not auth.is_initialized(instance):
-        auth.set_initial_password(instance, home, java, instance.password)
+    if instance.auth and not auth.is_initialized(instance):
+        auth.set_initial_password(instance, home, java, instance.auth[1])
     cmd = java_command(instance, home, java)
     log = open(instance.console_log, "ab")  # noqa: SIM115 - handed to the child process
     proc = subprocess.Popen(
@@ -334,8 +343,8 @@ def _wait_secured(instance: S.InstanceConfig, timeout: float, pid: int) -> None:
         wait_ready(instance.bolt_uri, timeout=timeout, pid=pid, log=log, auth=instance.auth)
         return
     except AuthFailed:
-        if not instance.password or not auth.change_initial_password(
-            instance.bolt_uri, instance.password
+        if not instance.auth or not auth.change_initial_password(
+            instance.bolt_uri, instance.auth[1]
         ):
             raise RuntimeErrorWithHint(
                 f"Neo4j at {instance.bolt_uri} refused the password for user "
@@ -382,7 +391,7 @@ def status(instance: S.InstanceConfig) -> dict[str, object]:
         "bolt_uri": instance.bolt_uri,
         "bolt_open": port_open(instance.connect_host, instance.bolt_port),
         "browser_url": instance.browser_url,
-        "auth": "on" if instance.password else "off",
+        "auth": f"user {S.NEO4J_USER!r}" if instance.auth else "off",
         "data_dir": str(instance.data_dir),
         "runtime_cache": str(runtime_home()),
         "fetched": is_fetched(),

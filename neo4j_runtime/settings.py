@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from neo4j_runtime.password import stored_password
+
 NEO4J_VERSION = "5.26.23"
 GDS_VERSION = "2.13.9"
 # The newest Neo4j Browser on Maven Central (checked against 5.26 by `make browser-check`).
 BROWSER_VERSION = "5.24.0"
-# Neo4j's built-in user; auth (when on) is for this user, see neo4j_runtime/auth.py.
+# Neo4j's built-in user; auth (always on) is for this user, see neo4j_runtime/auth.py.
 NEO4J_USER = "neo4j"
 # Maven 3.8's default dependency plugin (2.8) cannot copy-dependencies reliably: always name 3.x.
 MAVEN_DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
@@ -102,8 +104,12 @@ class InstanceConfig:
     """One Neo4j instance: where its data lives and where it listens.
 
     ``http_port`` turns on the HTTP connector and with it Neo4j Browser at ``/browser/`` (None:
-    Bolt only, as tests and benchmarks run). ``password`` turns on authentication for the user
-    ``neo4j``; an instance that listens beyond loopback must have one (see :meth:`check`).
+    Bolt only, as tests and benchmarks run). Authentication is always on, for the user
+    ``neo4j``: ``password`` is its password, or None for the one generated once into
+    ``<base_dir>/neo4j-password`` (owner-only; resolved when the config is made, so
+    :attr:`auth` always names the credentials). Only ``extra`` can turn authentication off
+    (``dbms.security.auth_enabled=false``: tests recreate a database of the time before
+    it was always on), and :meth:`check` refuses that beyond loopback.
     ``advertised_host`` is the name clients are told to connect to (Browser uses it for its
     Bolt connection); by default the listen address, or ``localhost`` for a wildcard.
     """
@@ -122,6 +128,14 @@ class InstanceConfig:
     pagecache: str = SHARED_SETTINGS["server.memory.pagecache.size"]
     extra: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.password is None and self.auth_enabled:
+            object.__setattr__(self, "password", stored_password(self.base_dir))
+
+    @property
+    def auth_enabled(self) -> bool:
+        return self.extra.get("dbms.security.auth_enabled", "true").lower() != "false"
+
     @property
     def connect_host(self) -> str:
         """Where a client on this machine connects (a wildcard listen address is not one)."""
@@ -139,7 +153,8 @@ class InstanceConfig:
 
     @property
     def auth(self) -> tuple[str, str] | None:
-        return (NEO4J_USER, self.password) if self.password else None
+        """The driver's credentials (None only for a database with authentication off)."""
+        return (NEO4J_USER, self.password) if self.auth_enabled and self.password else None
 
     @property
     def browser_url(self) -> str | None:
@@ -147,16 +162,16 @@ class InstanceConfig:
         if self.http_port is None:
             return None
         url = f"http://{_url_host(self.public_host)}:{self.http_port}/browser/"
-        return url if self.password else url + "?preselectAuthMethod=NO_AUTH"
+        return url if self.auth else url + "?preselectAuthMethod=NO_AUTH"
 
     def check(self) -> None:
         """Refuse an instance that listens beyond loopback without authentication."""
-        if not is_loopback(self.host) and not self.password:
+        if not is_loopback(self.host) and not self.auth_enabled:
             raise ValueError(
-                f"Neo4j would listen on {self.host!r} without authentication: set a password "
-                "(MNEMOGRAPH_NEO4J_PASSWORD) or listen on loopback only"
+                f"Neo4j would listen on {self.host!r} without authentication: turn it on "
+                "(it is on unless dbms.security.auth_enabled=false) or listen on loopback only"
             )
-        if self.password is not None and len(self.password) < 8:
+        if self.auth_enabled and len(self.password or "") < 8:
             raise ValueError("the Neo4j password must have at least 8 characters")
 
     @property
@@ -196,7 +211,7 @@ class InstanceConfig:
                 "server.bolt.advertised_address": f"{public}:{self.bolt_port}",
                 "server.http.enabled": "true" if self.http_port is not None else "false",
                 "server.https.enabled": "false",
-                "dbms.security.auth_enabled": "true" if self.password else "false",
+                "dbms.security.auth_enabled": "true",
                 "server.directories.data": str(self.data_dir),
                 "server.directories.logs": str(self.logs_dir),
                 "server.directories.run": str(self.run_dir),

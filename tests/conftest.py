@@ -2,7 +2,10 @@
 with a throw-away data dir (never a developer's running one), started once per session.
 If it cannot start, those tests fail with the reason; nothing is skipped.
 
-Set MNEMOGRAPH_TEST_NEO4J_URI to use an already running server instead (e.g. in Docker).
+The session's own instance runs with authentication, as every instance does (its generated
+password, in its throw-away data dir); ``neo4j_auth`` gives the credentials. Set
+MNEMOGRAPH_TEST_NEO4J_URI to use an already running server instead (e.g. in Docker), with
+MNEMOGRAPH_TEST_NEO4J_PASSWORD for user ``neo4j`` if it has authentication on (unset: none).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import socket
 import tempfile
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,11 +38,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Neo4jServer:
+    uri: str
+    auth: tuple[str, str] | None  # (user, password); None: a server without authentication
+
+
 @pytest.fixture(scope="session")
-def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[str]:
+def neo4j_server(request: pytest.FixtureRequest) -> Iterator[Neo4jServer]:
     given = os.environ.get("MNEMOGRAPH_TEST_NEO4J_URI")
     if given:
-        yield given
+        password = os.environ.get("MNEMOGRAPH_TEST_NEO4J_PASSWORD") or None
+        yield Neo4jServer(given, ("neo4j", password) if password else None)
         return
     from neo4j_runtime import runtime
     from neo4j_runtime.settings import InstanceConfig
@@ -54,10 +66,13 @@ def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[str]:
     )
     keep = os.environ.get("MNEMOGRAPH_TEST_KEEP_NEO4J") == "1"
     try:
-        runtime.start(instance, wait=False, quiet=True)  # launched, not ready yet
-        if "models" in request.fixturenames:
-            # the models load while the server starts (its own process): ~20 s saved
-            request.getfixturevalue("models")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # neo4j-admin sets the password (a few seconds of JVM), then the server launches
+            launched = pool.submit(runtime.start, instance, wait=False, quiet=True)
+            if "models" in request.fixturenames:
+                # the models load meanwhile (the server is its own process): ~20 s saved
+                request.getfixturevalue("models")
+            launched.result()  # launched, not ready yet
         runtime.start(instance, timeout=240, quiet=True)  # the same server: waits until ready
     except BaseException as exc:
         runtime.stop(instance, timeout=0)
@@ -66,7 +81,7 @@ def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[str]:
         # fail loudly, with the reason, never skip
         pytest.fail(f"could not start the test Neo4j + GDS instance: {exc}", pytrace=False)
     try:
-        yield instance.bolt_uri
+        yield Neo4jServer(instance.bolt_uri, instance.auth)
     finally:
         # a throw-away instance needs no clean shutdown (about 10 s of checkpoint), unless kept
         runtime.stop(instance, timeout=60 if keep else 0)
@@ -77,6 +92,24 @@ def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def neo4j_uri(neo4j_server: Neo4jServer) -> str:
+    return neo4j_server.uri
+
+
+@pytest.fixture(scope="session")
+def neo4j_auth(neo4j_server: Neo4jServer) -> tuple[str, str] | None:
+    """The test server's credentials, as the driver takes them."""
+    return neo4j_server.auth
+
+
+@pytest.fixture(scope="session")
+def neo4j_login(neo4j_server: Neo4jServer) -> dict[str, str | None]:
+    """The credentials as GraphConfig and Settings fields: ``GraphConfig(uri, **neo4j_login)``."""
+    user, password = neo4j_server.auth or (None, None)
+    return {"user": user, "password": password}
+
+
+@pytest.fixture(scope="session")
 def models():
     from pipelines.engine import EngineSettings, load_models
 
@@ -84,11 +117,12 @@ def models():
 
 
 @pytest.fixture(scope="session")
-def engine(neo4j_uri, models):
+def engine(neo4j_uri, neo4j_login, models):
     from pipelines.engine import Engine, EngineSettings
     from pipelines.graph import GraphConfig
 
-    eng = Engine.start(EngineSettings(graph=GraphConfig(uri=neo4j_uri)), models=models)
+    graph = GraphConfig(uri=neo4j_uri, **neo4j_login)
+    eng = Engine.start(EngineSettings(graph=graph), models=models)
     yield eng
     eng.close()
 

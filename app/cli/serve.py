@@ -11,7 +11,7 @@ from app.main import create_app
 from app.observability.middleware import json_logging
 from app.settings import Settings
 from neo4j_runtime import runtime
-from neo4j_runtime.__main__ import api_base_url, describe, dev_instance
+from neo4j_runtime.__main__ import api_base_url, describe, dev_instance, dev_login
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -38,6 +38,9 @@ def serve(args: argparse.Namespace) -> int:
         )
         for line in describe(instance):
             print(f"[mnemograph] {line}", flush=True)
+    elif settings.neo4j_user is None and (login := dev_login(settings.neo4j_uri)):
+        # the instance `make neo4j` started: log in with the password it generated
+        settings.neo4j_user, settings.neo4j_password = login
     try:
         print(
             f"[mnemograph] API on http://{settings.host}:{settings.port} "

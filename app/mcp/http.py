@@ -45,6 +45,14 @@ def _resolve(ctx: Context, space: str | None) -> str:
     return space
 
 
+def _resolve_write(ctx: Context, space: str | None) -> str:
+    """:func:`_resolve` for a tool that writes: a read-only key is refused."""
+    key = _key(ctx)
+    if key is not None and key.read_only:
+        raise ToolFailure("forbidden", "this API key is read-only", "space")
+    return _resolve(ctx, space)
+
+
 def _allowed(ctx: Context) -> frozenset[str] | None:
     key = _key(ctx)
     return None if key is None else key.spaces
@@ -112,7 +120,11 @@ def _match(settings: Settings, token: str) -> ApiKey | None:
 def install(app: FastAPI, settings: Settings) -> None:
     """Add ``/mcp`` to ``app``; :func:`running` starts its session manager in the lifespan."""
     server = tools.build(
-        backend.ServicesBackend(_Services(app)), _resolve, _allowed, on_call=_label
+        backend.ServicesBackend(_Services(app)),
+        _resolve,
+        _allowed,
+        resolve_write=_resolve_write,
+        on_call=_label,
     )
     security = (
         TransportSecuritySettings(allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS)

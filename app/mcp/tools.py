@@ -56,12 +56,15 @@ def build(
     name: str = "mnemograph",
     on_call: OnCall | None = None,
     lifespan: Any = None,
+    resolve_write: SpaceResolver | None = None,
 ) -> Server:
-    """An MCP server whose tools call ``backend`` (``lifespan``: entered while it serves)."""
+    """An MCP server whose tools call ``backend`` (``lifespan``: entered while it serves); the
+    writing tools (remember, correct, forget) resolve their space through ``resolve_write``
+    (default ``resolve``), which refuses a read-only key."""
     server = Server(name=name, instructions=INSTRUCTIONS, version="0.1.0", on_call=on_call,
                     lifespan=lifespan)  # fmt: skip
-    _remember(server, backend, resolve)
-    _changing_tools(server, backend, resolve)
+    _remember(server, backend, resolve_write or resolve)
+    _changing_tools(server, backend, resolve_write or resolve)
     _reading_tools(server, backend, resolve, allowed)
     return server
 

@@ -24,6 +24,7 @@ class Live:
     admin_key: str | None = None
     limited_key: str | None = None
     limited_space: str | None = None
+    read_key: str | None = None  # read-only, every space
 
 
 def _free_port() -> int:
@@ -65,10 +66,11 @@ def live(engine) -> Iterator[Live]:
 
 @pytest.fixture(scope="session")
 def live_secured(engine) -> Iterator[Live]:
-    """A server with two keys: an admin key and one limited to one space."""
+    """A server with three keys: an admin key, one limited to one space, one read-only."""
     limited = f"lim-{uuid.uuid4().hex[:8]}"
     settings = Settings(
-        api_keys=f"admin-key;limited-key:{limited}", neo4j_uri=engine.store.config.uri
+        api_keys=f"admin-key;limited-key:{limited};reader-key@read",
+        neo4j_uri=engine.store.config.uri,
     )
     for url in _serve(settings, engine):
-        yield Live(url, "admin-key", "limited-key", limited)
+        yield Live(url, "admin-key", "limited-key", limited, "reader-key")

@@ -29,8 +29,8 @@ def demo(client):
 
 
 @pytest.fixture(scope="module")
-def driver(neo4j_uri):
-    with GraphDatabase.driver(neo4j_uri, auth=None) as d:
+def driver(neo4j_uri, neo4j_auth):
+    with GraphDatabase.driver(neo4j_uri, auth=neo4j_auth) as d:
         yield d
 
 
@@ -38,11 +38,13 @@ def _run(driver, statement, params):
     return driver.execute_query(statement, params, database_="neo4j").records
 
 
-def test_readyz_reports_browser_and_neo4j_serves_it(client, neo4j_uri):
+def test_readyz_reports_browser_and_neo4j_serves_it(client, neo4j_uri, neo4j_auth):
     ready = client.get("/readyz").json()["browser"]
-    assert ready["available"] is True and ready["auth"] is False
+    # the session's own Neo4j asks for a password, as every local instance does
+    assert ready["available"] is True and ready["auth"] is (neo4j_auth is not None)
     assert ready["bolt"] == neo4j_uri  # the advertised Bolt address is the real one
-    assert ready["url"].endswith("/browser/?preselectAuthMethod=NO_AUTH")
+    login = "/browser/" if neo4j_auth else "/browser/?preselectAuthMethod=NO_AUTH"
+    assert ready["url"].endswith(login)
     page = httpx.get(ready["url"], timeout=30)
     assert page.status_code == 200 and "<title>Neo4j Browser</title>" in page.text
     discovery = httpx.get(ready["url"].split("/browser/")[0] + "/", timeout=30).json()

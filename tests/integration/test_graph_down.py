@@ -59,8 +59,10 @@ def _until(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
     return condition()
 
 
-def test_the_breaker_closes_by_itself_as_soon_as_neo4j_answers(neo4j_uri: str) -> None:
-    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.2))
+def test_the_breaker_closes_by_itself_as_soon_as_neo4j_answers(
+    neo4j_uri: str, neo4j_login: dict[str, str | None]
+) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, **neo4j_login, unavailable_backoff_s=0.2))
     try:
         store._breaker.trip("as after a failed call")
         with pytest.raises(GraphUnavailable):
@@ -72,10 +74,12 @@ def test_the_breaker_closes_by_itself_as_soon_as_neo4j_answers(neo4j_uri: str) -
 
 
 def test_the_api_answers_503_while_neo4j_is_down_and_resumes_without_a_restart(
-    neo4j_uri: str, models: Models
+    neo4j_uri: str, neo4j_login: dict[str, str | None], models: Models
 ) -> None:
     proxy = _tcp_proxy(neo4j_uri)
-    engine = Engine.start(EngineSettings(graph=GraphConfig(uri=proxy.uri)), models=models)
+    engine = Engine.start(
+        EngineSettings(graph=GraphConfig(uri=proxy.uri, **neo4j_login)), models=models
+    )
     space = f"t-down-{uuid.uuid4().hex[:8]}"
     try:
         with TestClient(create_app(Settings(neo4j_uri=proxy.uri), engine=engine)) as client:
@@ -108,11 +112,12 @@ def _tcp_proxy(neo4j_uri: str) -> TcpProxy:
     return TcpProxy(host, int(port))
 
 
-def _proxied(neo4j_uri: str) -> tuple[TcpProxy, GraphStore]:
+def _proxied(neo4j_uri: str, neo4j_login: dict[str, str | None]) -> tuple[TcpProxy, GraphStore]:
     proxy = _tcp_proxy(neo4j_uri)
     # long retries and delays: only the breaker can make the in-flight call give up early
     config = GraphConfig(
         uri=proxy.uri,
+        **neo4j_login,
         max_transaction_retry_time_s=120.0,
         first_retry_delay_s=5.0,
         unavailable_backoff_s=0.2,
@@ -122,8 +127,9 @@ def _proxied(neo4j_uri: str) -> tuple[TcpProxy, GraphStore]:
 
 def test_a_transaction_in_flight_when_neo4j_goes_down_gives_up_without_waiting_out_retries(
     neo4j_uri: str,
+    neo4j_login: dict[str, str | None],
 ) -> None:
-    proxy, store = _proxied(neo4j_uri)
+    proxy, store = _proxied(neo4j_uri, neo4j_login)
     attempts: list[int] = []
     inside, cut = threading.Event(), threading.Event()
     outcome: list[object] = []
@@ -165,8 +171,9 @@ def test_a_transaction_in_flight_when_neo4j_goes_down_gives_up_without_waiting_o
 
 def test_stale_pooled_connections_after_a_restart_are_replaced_within_the_call(
     neo4j_uri: str,
+    neo4j_login: dict[str, str | None],
 ) -> None:
-    proxy, store = _proxied(neo4j_uri)
+    proxy, store = _proxied(neo4j_uri, neo4j_login)
     try:
         for _ in range(3):
             store.read("spaces/list", allowed=None, skip=0, limit=1)  # pooled connections
@@ -192,8 +199,10 @@ def _record_plans(store: GraphStore) -> list[str]:
     return planned
 
 
-def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri: str) -> None:
-    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.2))
+def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(
+    neo4j_uri: str, neo4j_login: dict[str, str | None]
+) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, **neo4j_login, unavailable_backoff_s=0.2))
     planned = _record_plans(store)
     try:
         _read(store)
@@ -211,8 +220,10 @@ def test_the_breaker_plans_the_statements_run_so_far_before_it_closes(neo4j_uri:
         store.close()
 
 
-def test_requests_are_refused_at_once_while_the_breaker_warms_up(neo4j_uri: str) -> None:
-    store = GraphStore(GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.1))
+def test_requests_are_refused_at_once_while_the_breaker_warms_up(
+    neo4j_uri: str, neo4j_login: dict[str, str | None]
+) -> None:
+    store = GraphStore(GraphConfig(uri=neo4j_uri, **neo4j_login, unavailable_backoff_s=0.1))
     release, warming = threading.Event(), threading.Event()
 
     def slow(text: str, params: dict[str, object]) -> bool:
@@ -239,8 +250,11 @@ def test_requests_are_refused_at_once_while_the_breaker_warms_up(neo4j_uri: str)
 
 def test_with_no_warm_up_budget_the_statements_are_planned_after_the_breaker_closes(
     neo4j_uri: str,
+    neo4j_login: dict[str, str | None],
 ) -> None:
-    config = GraphConfig(uri=neo4j_uri, unavailable_backoff_s=0.1, plan_warmup_budget_s=0)
+    config = GraphConfig(
+        uri=neo4j_uri, **neo4j_login, unavailable_backoff_s=0.1, plan_warmup_budget_s=0
+    )
     store = GraphStore(config)
     planned = _record_plans(store)
     try:

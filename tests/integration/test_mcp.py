@@ -1,7 +1,7 @@
 """The MCP server with the SDK's own client against a live server on a real Neo4j: every
 tool round-tripped over streamable HTTP (``/mcp``) and over stdio (``mnemograph mcp``
-proxying to the API), bad arguments, and a key limited to one space. The in-process stdio
-server (no API running) is in test_mcp_local.py."""
+proxying to the API), bad arguments, a key limited to one space, and a read-only key. The
+in-process stdio server (no API running) is in test_mcp_local.py."""
 
 from __future__ import annotations
 
@@ -169,6 +169,36 @@ def test_a_limited_key_over_http(spaces):
     anyio.run(main)
     r = httpx.post(f"{live.url}/mcp", json={}, headers={"Authorization": "Bearer nope"})
     assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+def test_a_read_only_key_over_http(spaces):
+    """Every tool that writes refuses a read-only key; the reading tools answer it."""
+    live, other = spaces
+    with Sdk(live.url, api_key=live.admin_key) as admin:
+        stored = admin.add_memories(other, [{"content": "The office plant is a fern."}])
+    memory_id = stored.memory_ids[0]
+
+    async def main() -> None:
+        async with _http(live.url, live.read_key) as mcp:
+            space = {"space": other}
+            writes = {
+                "remember": {"content": "Ana prefers coffee.", **space},
+                "correct": {"memory_id": memory_id, "content": "A cactus.", "reason": "r", **space},
+                "forget": {"memory_id": memory_id, **space},
+            }
+            for tool, args in writes.items():
+                denied = await mcp.call_tool(tool, args)
+                assert denied.is_error and "forbidden" in denied.content[0].text, tool
+            found = _data(await mcp.call_tool("recall", {"query": "office plant", **space}))
+            assert [h["id"] for h in found["results"]][:1] == [memory_id]  # nothing changed
+            assert (
+                "fern"
+                in _data(await mcp.call_tool("context", {"query": "plant", **space}))["prompt"]
+            )
+            listed = _data(await mcp.call_tool("list_spaces", {}))
+            assert other in {s["id"] for s in listed["spaces"]}
+
+    anyio.run(main)
 
 
 def test_tools_over_stdio(live):

@@ -48,10 +48,13 @@ async def _first_call(mcp: Client, arguments: dict[str, Any]) -> dict[str, Any]:
         await anyio.sleep(1)
 
 
-def test_in_process_stdio_server(neo4j_uri):
+def test_in_process_stdio_server(neo4j_uri, neo4j_login):
     space = f"mcp-local-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ, MNEMOGRAPH_URL=f"http://127.0.0.1:{_free_port()}",  # no API there
                MNEMOGRAPH_NEO4J_URI=neo4j_uri, MNEMOGRAPH_API_KEY="")  # fmt: skip
+    login = {"MNEMOGRAPH_NEO4J_USER": neo4j_login["user"], "MNEMOGRAPH_NEO4J_PASSWORD":
+             neo4j_login["password"]}  # fmt: skip
+    env.update({k: v for k, v in login.items() if v})
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "app", "mcp", "--space", space], env=env, cwd=ROOT
     )
@@ -86,14 +89,14 @@ def test_in_process_stdio_server(neo4j_uri):
             assert gone["deleted"]["memories"] == 1
 
     anyio.run(main)
-    _drop(neo4j_uri, space)
+    _drop(neo4j_uri, neo4j_login, space)
 
 
-def _drop(uri: str, space: str) -> None:
+def _drop(uri: str, login: dict[str, str | None], space: str) -> None:
     from pipelines import spaces
     from pipelines.graph import GraphConfig, GraphStore
 
-    store = GraphStore(GraphConfig(uri=uri))
+    store = GraphStore(GraphConfig(uri=uri, **login))
     try:
         spaces.delete(store, space)
     finally:

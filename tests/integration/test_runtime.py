@@ -4,8 +4,8 @@ from neo4j_runtime import runtime
 from neo4j_runtime.settings import GDS_VERSION, NEO4J_VERSION, InstanceConfig
 
 
-def test_smoke_proves_gds(neo4j_uri):
-    info = runtime.smoke(neo4j_uri)
+def test_smoke_proves_gds(neo4j_uri, neo4j_auth):
+    info = runtime.smoke(neo4j_uri, neo4j_auth)
     assert info["neo4j_version"] == NEO4J_VERSION
     assert info["gds_version"] == GDS_VERSION
     assert info["gds_procedures"] >= 400  # OpenGDS 2.13 registers 434

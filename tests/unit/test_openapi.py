@@ -1,5 +1,5 @@
 """The OpenAPI document names every error status an operation can answer, in the one error
-shape, the bearer scheme, and the request limits."""
+shape, the bearer scheme (only when API keys are configured), and the request limits."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def test_every_v1_operation_documents_its_errors_in_the_one_shape_and_the_bearer_scheme() -> None:
-    doc = _document()
+    doc = _document(api_keys="k;reader@read")
     assert doc["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
     assert "HTTPValidationError" not in doc["components"]["schemas"]
     v1 = [(p, m, op) for p, m, op in _operations(doc) if p.startswith("/v1/")]
@@ -62,3 +62,17 @@ def test_the_limits_are_in_the_schema() -> None:
     window = schemas["ContextRequest"]["properties"]["context_window"]
     assert (window["minimum"], window["maximum"]) == (256, 2_000_000)
     assert schemas["ContextRequest"]["properties"]["query"]["maxLength"] > 0
+
+
+def test_without_keys_no_operation_declares_bearer_security() -> None:
+    """No keys configured: no call needs one, so the document names no scheme, no operation
+    asks for it and none can answer 401 or 403."""
+    doc = _document()
+    assert "securitySchemes" not in doc.get("components", {})
+    v1 = [(p, m, op) for p, m, op in _operations(doc) if p.startswith("/v1/")]
+    assert len(v1) > 25
+    for path, method, op in _operations(doc):
+        assert "security" not in op, (method, path)
+        assert not {"401", "403"} & set(op["responses"]), (method, path)
+    for path, method, op in v1:
+        assert {"422", "503"} <= set(op["responses"]), (method, path)
