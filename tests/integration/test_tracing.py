@@ -22,6 +22,7 @@ import cypher
 from app.main import create_app
 from app.observability.tracing import TracedRecaller, TracingMiddleware
 from app.settings import Settings
+from tests.integration.test_context_assembly import DENSE_ENOUGH, _ingest
 
 
 def test_tracing_is_off_by_default_and_adds_nothing(engine):
@@ -172,6 +173,38 @@ def test_a_context_call_traces_its_steps_and_statements_under_the_request(engine
     }
     under = {s.name for s in _statements(job_spans) if _parent(s, job_spans) is run_span}
     assert {"consolidate/jobrun_start", "consolidate/jobrun_finish"} <= under
+
+
+def test_a_staged_context_call_traces_its_phases_and_the_walk(engine):
+    """Staged mode: Phases 1-3 and Phase 2's PageRank are spans, with the walk's statements
+    (some read ahead on the assembler's executor) under the phase that sent them."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    settings = Settings(otel=True, neo4j_uri=engine.store.config.uri)
+    space = f"otel-{uuid.uuid4().hex[:8]}"
+    with TestClient(create_app(settings, engine=engine, tracer_provider=provider)) as c:
+        body = {"id": space, "settings": {"assembly": DENSE_ENOUGH}}
+        assert c.post("/v1/spaces", json=body).status_code == 201
+        try:
+            _ingest(c, space)
+            exporter.clear()
+            ctx = {"query": "When is the Orion cutover planned?", "context_window": 3000,
+                   "stage": "orion"}  # fmt: skip
+            r = c.post(f"/v1/spaces/{space}/context", json=ctx)
+            assert r.status_code == 200 and r.json()["report"]["mode"] == "staged"
+            spans = list(exporter.get_finished_spans())
+        finally:
+            c.delete(f"/v1/spaces/{space}")
+    timed = [k for k in r.json()["report"]["timings_ms"] if k != "total"]
+    assert {"phase1", "phase2_pagerank", "phase2", "phase3"} <= set(timed)
+    (assemble,) = [s for s in spans if s.name == "assemble"]
+    steps = {s.name: s for s in spans if _parent(s, spans) is assemble}
+    assert {f"assemble.{k}" for k in timed} <= set(steps)
+    walk = [s for s in _statements(spans) if _parent(s, spans) is steps["assemble.phase2_pagerank"]]
+    assert walk, "the PageRank step runs statements"
+    (server,) = [s for s in spans if s.name == "POST /v1/spaces/{space}/context"]
+    assert all(_root(s, spans) is server for s in _statements(spans))
 
 
 class _Receiver(BaseHTTPRequestHandler):
