@@ -267,3 +267,32 @@ def test_nothing_is_exported_without_an_endpoint(engine, monkeypatch: pytest.Mon
         monkeypatch.delenv(var, raising=False)
     app = create_app(Settings(otel=True, neo4j_uri=engine.store.config.uri), engine=engine)
     assert app.state.tracer is not None and app.state.tracer.owned is None
+
+
+def test_a_leases_renewals_nest_under_the_span_that_started_its_heartbeat(engine, space):
+    import time
+
+    from pipelines import tracing
+    from pipelines.consolidate.lease import acquire_lease
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing.enable(provider.get_tracer("test"))
+    try:
+        with tracing.span("job decay") as job:
+            lease = acquire_lease(engine.store, space, "decay", ttl_seconds=30.0)
+            assert lease is not None
+            lease.start_heartbeat(0.05)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not any(
+                s.name == "consolidate/lease_renew" for s in exporter.get_finished_spans()
+            ):
+                time.sleep(0.05)
+            lease.release()
+    finally:
+        tracing.disable()
+    spans = list(exporter.get_finished_spans())
+    renewals = [s for s in spans if s.name == "consolidate/lease_renew"]
+    assert renewals
+    assert all(s.parent is not None and s.parent.span_id == job.context.span_id for s in renewals)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 PROGRAM = """
 import sys
@@ -18,7 +19,8 @@ from pipelines.assemble.run import Clock
 
 app = create_app(Settings())
 assert app.state.tracer is None and not tracing.enabled()
-assert tracing.span("a") is tracing.statement("spaces/get", "MATCH (n) RETURN n", "neo4j")
+import cypher
+assert tracing.span("a") is tracing.statement("spaces/get", cypher.load("spaces/get"), "neo4j")
 clock = Clock()
 clock.lap("one")
 clock.total()
@@ -36,3 +38,15 @@ def test_tracing_off_imports_no_opentelemetry() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_db_operation_is_the_statements_first_keyword_past_its_comments() -> None:
+    import cypher
+    from pipelines.tracing import operation
+
+    raw = (Path(cypher.__file__).parent / "consolidate" / "heap_configured.cypher").read_text()
+    assert raw.startswith("//")  # the file's comment lines are skipped
+    assert operation(raw) == "CALL"
+    assert operation(cypher.load("spaces/get")) == "MATCH"
+    assert operation(cypher.load("consolidate/jobrun_start")) == "CREATE"
+    assert operation("// nothing but a comment") == "UNKNOWN"
