@@ -38,9 +38,9 @@ def _template(route: Any) -> str | None:
 
 def route_of(scope: Scope) -> str:
     """The template of the route of ``scope``: the one the router recorded when it served
-    the request, else (refused before routing: admission, a body too large) the one the
-    app's router would have chosen; ``unmatched`` for a path no route takes. A bounded
-    label, never the raw path."""
+    the request, else (refused before routing, by admission) the one the app's router would
+    have chosen; ``unmatched`` for a path no route takes. A bounded label, never the raw
+    path."""
     if (served := _template(scope.get("route"))) is not None:
         return served
     router = getattr(scope.get("app"), "router", None)
