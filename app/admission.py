@@ -27,6 +27,8 @@ ROUTE_CLASSES = ("ingest", "read", "jobs", "other")
 #: Sized for a small machine: together far below the server's worker threads (40).
 DEFAULT_LIMITS = {"ingest": 2, "read": 6, "jobs": 2, "other": 8}
 _POLL_SECONDS = 0.01
+#: The scope key a refusal records its route class under.
+REFUSED = "mnemograph.admission_refused"
 
 # (method, path pattern under /v1/spaces/{space}) -> class; anything else under /v1 is "other"
 _RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
@@ -91,6 +93,7 @@ class Admission:
             return
         gate = self._gates[name]
         if not await self._enter(gate):
+            scope[REFUSED] = name  # for the metrics: refused before routing, and of what class
             await self._refuse(name, gate, scope, receive, send)
             return
         try:

@@ -55,6 +55,7 @@ def create_app(
                 yield
         finally:
             services.close()
+            observability.unmeter(app)
 
     app = FastAPIOffline(  # /docs and /redoc load their assets from the package, not a CDN
         title="Mnemograph",

@@ -99,8 +99,9 @@ class Settings(BaseSettings):
     )
     otel: bool = Field(
         False,
-        description="Record OpenTelemetry spans per request and per recall step (needs the "
-        "'otel' extra; spans go to the tracer provider the process configures).",
+        description="Record OpenTelemetry spans: per request, context-assembly step, recall "
+        "step, Neo4j statement and job run (needs the 'otel' extra; exported by OTLP/HTTP when "
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set, else to the process's tracer provider).",
     )
 
     # Neo4j

@@ -21,6 +21,7 @@ from neo4j import READ_ACCESS, WRITE_ACCESS, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 import cypher
+from pipelines import tracing
 from pipelines.graph_faults import Breaker, GraphUnavailable
 from pipelines.graph_warmup import Key, PlanWarmer
 
@@ -115,23 +116,27 @@ Statements = Callable[[str], str]
 
 
 class Tx:
-    """A write transaction handle that runs named statements."""
+    """A write transaction handle that runs named statements (each one a span, with tracing
+    on: the one place named statements run in a transaction)."""
 
     def __init__(
         self,
         tx: ManagedTransaction | neo4j.Transaction,
         statements: Statements = cypher.load,
         warmer: PlanWarmer | None = None,
+        database: str = "neo4j",
     ) -> None:
         self._tx = tx
         self._statements = statements
         self._warmer = warmer
+        self._database = database
 
     def run(self, statement: str, /, **params: Any) -> list[Row]:
         text = self._statements(statement)
         if self._warmer is not None:
             self._warmer.note(text, params)
-        return [_row(r) for r in self._tx.run(text, params)]
+        with tracing.statement(statement, text, self._database):
+            return [_row(r) for r in self._tx.run(text, params)]
 
 
 class GraphStore:
@@ -215,7 +220,12 @@ class GraphStore:
         may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
         text = self._statements(statement)
         self.warmer.note(text, params)
-        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
+        db = self.config.database
+        with (
+            tracing.statement(statement, text, db),
+            self._breaker.guard(),
+            self.driver.session(database=db) as s,
+        ):
             s.run(text, params).consume()
 
     def run_schema(self, text: str, /, **params: Any) -> None:
@@ -241,7 +251,7 @@ class GraphStore:
                 self.driver.session(database=db, default_access_mode=mode) as s,
                 s.begin_transaction() as tx,
             ):
-                result = work(Tx(tx, self._statements, self.warmer))
+                result = work(Tx(tx, self._statements, self.warmer, db))
                 tx.commit()
                 return result
 

@@ -18,7 +18,8 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from pipelines.consolidate import graph_catalog
+from pipelines.consolidate import graph_budget, graph_catalog
+from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG
 from pipelines.graph import GraphStore, GraphUnavailable
 
 log = logging.getLogger("mnemograph.metrics")
@@ -73,10 +74,13 @@ class JobRunCollector(Collector):
 
 class GdsCollector(Collector):
     """``mnemograph_gds_projections`` (in-memory graphs held), ``mnemograph_gds_projection_bytes``
-    (their size), ``mnemograph_neo4j_heap_max_bytes`` (what the projection budget of
-    :mod:`pipelines.consolidate.graph_budget` is a share of) and
-    ``mnemograph_gds_projections_evicted_total{reason}`` (this process's evictions: ``room``
-    for a projection that would not fit, ``idle`` by age)."""
+    (their size), ``mnemograph_neo4j_heap_max_bytes`` (the JVM's maximum heap),
+    ``mnemograph_gds_budget_bytes`` (the projection budget of
+    :mod:`pipelines.consolidate.graph_budget` under the default configuration, derived from
+    the configured heap), ``mnemograph_gds_projections_evicted_total{reason}`` (this
+    process's evictions: ``room`` for a projection that would not fit, ``idle`` by age) and
+    ``mnemograph_gds_projections_refused_total{reason}`` (this process's refusals for the
+    budget: ``too_large``, ``in_use``)."""
 
     def __init__(self, store: StoreSource) -> None:
         self._store = store
@@ -90,6 +94,13 @@ class GdsCollector(Collector):
         for reason in ("room", "idle"):
             evicted.add_metric([reason], float(counts.get(reason, 0)))
         yield evicted
+        refused = CounterMetricFamily(
+            "mnemograph_gds_projections_refused",
+            "GDS projections this process refused for the memory budget", labels=["reason"],
+        )  # fmt: skip
+        for reason, count in graph_budget.refusals().items():
+            refused.add_metric([reason], float(count))
+        yield refused
         rows = _read(self._store, "metrics/gds_graphs")
         if not rows:
             return
@@ -105,6 +116,24 @@ class GdsCollector(Collector):
             "mnemograph_neo4j_heap_max_bytes", "Neo4j's maximum heap",
             value=float(row["heap_max"]),
         )  # fmt: skip
+        budget = _budget(self._store, float(row["heap_max"]))
+        if budget is not None:
+            yield GaugeMetricFamily(
+                "mnemograph_gds_budget_bytes",
+                "Heap the GDS projections may hold together (default configuration)",
+                value=budget,
+            )
+
+
+def _budget(store: StoreSource, jvm_heap: float) -> float | None:
+    graph = store()
+    if graph is None:
+        return None
+    try:
+        return graph_budget.budget_bytes(graph, DEFAULT_CONSOLIDATION_CONFIG.upkeep, jvm_heap)
+    except (GraphUnavailable, neo4j.exceptions.Neo4jError, ValueError) as exc:
+        log.warning("the GDS budget is left out of this scrape: %s", exc)
+        return None
 
 
 def pool_state(driver: Any) -> tuple[int, int, int] | None:

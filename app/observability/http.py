@@ -47,7 +47,8 @@ def install(app: FastAPI, tracer_provider: Any | None = None) -> Metrics:
     for collector in (JobRunCollector(store), GdsCollector(store), PoolCollector(store)):
         metrics.registry.register(collector)
     if app.state.tracer is not None:
-        app.add_middleware(TracingMiddleware, tracer=app.state.tracer)  # inside the request id
+        # inside the request id
+        app.add_middleware(TracingMiddleware, tracer=app.state.tracer.tracer)
     app.add_middleware(RequestMiddleware, metrics=metrics)
 
     @app.get("/metrics", include_in_schema=False, dependencies=[Depends(require_key_for_health)])
@@ -62,4 +63,10 @@ def meter(app: FastAPI, services: Services) -> None:
     """Called once the services are built (the lifespan)."""
     instrument(services, app.state.metrics)
     if app.state.tracer is not None:
-        trace_services(services, app.state.tracer)
+        trace_services(services, app.state.tracer.tracer)
+
+
+def unmeter(app: FastAPI) -> None:
+    """Called when the app stops: pipelines' spans off, the app's own exporter flushed."""
+    if app.state.tracer is not None:
+        app.state.tracer.shutdown()

@@ -26,6 +26,11 @@ class Metrics:
         self.in_flight = Gauge(
             "mnemograph_http_requests_in_flight", "Requests being served", registry=r
         )
+        self.refusals = Counter(
+            "mnemograph_admission_refusals_total",
+            "Requests refused by admission (503 before routing), by route template and class",
+            ["route", "route_class"], registry=r,
+        )  # fmt: skip
         self.ingested = Counter(
             "mnemograph_ingest_items_total", "Items written by ingest calls, by decision",
             ["decision"], registry=r,

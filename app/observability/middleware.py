@@ -1,6 +1,7 @@
 """One ASGI middleware per request: a request id (the caller's ``X-Request-ID`` when it is a
 sane token, else a new one) echoed in the response, one structured log line, and the
-request's metrics under its route template (bounded labels: never the raw path)."""
+request's metrics under its route template (bounded labels: never the raw path). Every log
+line written while a request is served carries its request id and route template."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.admission import REFUSED
 from app.observability.metrics import Metrics
 
 HEADER = "x-request-id"
@@ -23,12 +26,35 @@ request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request
 log = logging.getLogger("mnemograph.access")
 
 
-def route_of(scope: Scope) -> str:
-    """The template of the route that served ``scope`` (the router records it there), or
-    ``unmatched``: a bounded label, never the raw path."""
-    route = scope.get("route")
+request_scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar(
+    "request_scope", default=None
+)
+
+
+def _template(route: Any) -> str | None:
     path = getattr(route, "path_format", None) or getattr(route, "path", None)
-    return str(path) if path else "unmatched"
+    return str(path) if path else None
+
+
+def route_of(scope: Scope) -> str:
+    """The template of the route of ``scope``: the one the router recorded when it served
+    the request, else (refused before routing, by admission) the one the app's router would
+    have chosen; ``unmatched`` for a path no route takes. A bounded label, never the raw
+    path."""
+    if (served := _template(scope.get("route"))) is not None:
+        return served
+    router = getattr(scope.get("app"), "router", None)
+    partial = None  # as the router does: a full match (path and method) first
+    for route in getattr(router, "routes", ()):
+        try:
+            match, _ = route.matches(scope)
+        except (KeyError, TypeError):  # a scope a route cannot read (not http)
+            return "unmatched"
+        if match == Match.FULL:
+            return _template(route) or "unmatched"
+        if match == Match.PARTIAL and partial is None:
+            partial = _template(route)
+    return partial or "unmatched"
 
 
 class RequestMiddleware:
@@ -43,6 +69,7 @@ class RequestMiddleware:
         given = dict(scope.get("headers", [])).get(HEADER.encode(), b"").decode("latin-1")
         rid = given if SANE_ID.match(given) else uuid.uuid4().hex
         token = request_id.set(rid)
+        scope_token = request_scope.set(scope)
         status = 500
         start = time.perf_counter()
         self.metrics.in_flight.inc()
@@ -62,11 +89,14 @@ class RequestMiddleware:
             self.metrics.in_flight.dec()
             route = route_of(scope)
             self.metrics.observe_request(route, scope["method"], status, seconds)
+            if (refused := scope.get(REFUSED)) is not None:
+                self.metrics.refusals.labels(route, str(refused)).inc()
             log.info(
                 "request",
                 extra={"http": {"method": scope["method"], "route": route,
                                 "status": status, "ms": round(seconds * 1000, 2)}},
             )  # fmt: skip
+            request_scope.reset(scope_token)
             request_id.reset(token)
 
 
@@ -83,6 +113,9 @@ class JsonFormatter(logging.Formatter):
         rid = request_id.get()
         if rid is not None:
             out["request_id"] = rid
+        scope = request_scope.get()
+        if scope is not None:  # resolved when a line is written, not per request
+            out["route"] = route_of(scope)
         http = getattr(record, "http", None)
         if http is not None:
             out["http"] = http

@@ -14,24 +14,30 @@ from pipelines.assemble.tokens import TokenEstimator
 from pipelines.engine import Engine
 from pipelines.graph import GraphStore
 from pipelines.recall.service import Recaller
+from pipelines.tracing import Laps
 
 __all__ = ["Clock", "Run"]
 
 
 class Clock:
-    """Milliseconds per step (``report.timings_ms``)."""
+    """Milliseconds per step (``report.timings_ms``), and with tracing on a span per step
+    (``assemble.<step>``, current while the step runs): every step is timed, so every step
+    is traced."""
 
     def __init__(self) -> None:
         self.start = self.last = time.perf_counter()
         self.timings: dict[str, float] = {}
+        self.spans = Laps("assemble.")
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
         self.timings[name] = round((now - self.last) * 1000.0, 2)
         self.last = now
+        self.spans.lap(name)
 
     def total(self) -> dict[str, float]:
         self.timings["total"] = round((time.perf_counter() - self.start) * 1000.0, 2)
+        self.spans.close("report")
         return self.timings
 
 

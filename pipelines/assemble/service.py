@@ -128,6 +128,7 @@ from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.intent import Intent
 from pipelines.recall.request import MAX_K
 from pipelines.recall.service import Recaller
+from pipelines.tracing import span
 
 __all__ = ["Assembler", "ContextRequest", "ContextResponse", "Experiment", "TemplateSlot"]
 
@@ -168,7 +169,16 @@ class Assembler:
     ) -> ContextResponse:
         """The context for ``request`` in ``space`` (404 for an unknown space or a stage or
         session it does not have).  ``experiment``: benchmark-only switches."""
-        clock = Clock()
+        with span("assemble", **{"mnemograph.space": space}):
+            clock = Clock()
+            try:
+                return self._assemble(space, request, experiment, clock)
+            finally:
+                clock.spans.close("failed")  # ended already unless a step raised
+
+    def _assemble(
+        self, space: str, request: ContextRequest, experiment: Experiment, clock: Clock
+    ) -> ContextResponse:
         space_data = spaces.get(self.engine.store, space)
         config = self.config_for(space_data, request)
         as_of = as_utc(request.as_of)

@@ -206,9 +206,13 @@ class UpkeepConfig(BaseModel):
     projection dropped meanwhile (a restart) is caught by the caller's walk failing; it calls
     ``forget_entity_projection`` and asks again. 0: check on every call."""
     projection_heap_share: float = Field(default=0.5, gt=0.0, le=1.0)
-    """In-memory graphs may hold at most this share of Neo4j's maximum heap: a projection
-    whose estimate would pass it first evicts idle projections (least recently used first),
-    and is refused (503) when that cannot make room, instead of risking the database's heap."""
+    """In-memory graphs may hold at most this share of Neo4j's maximum heap (and never more
+    than the heap less ``projection_heap_headroom_mib``): a projection whose estimate would
+    pass the budget first evicts idle projections (least recently used first), and is
+    refused (503) when that cannot make room, instead of risking the database's heap."""
+    projection_heap_headroom_mib: int = Field(default=512, ge=0, le=1_048_576)
+    """Heap kept for Neo4j's own transactions and queries whatever the share: the budget is
+    ``min(share × heap, heap − headroom)`` (:mod:`~pipelines.consolidate.graph_budget`)."""
     projection_evict_grace_seconds: float = Field(default=60.0, ge=0.0, le=86_400.0)
     """A projection used (or made) within this long is never evicted: a walk may be reading
     it. Use is recorded per process (:mod:`~pipelines.consolidate.graph_catalog`)."""

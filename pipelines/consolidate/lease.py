@@ -17,6 +17,7 @@ learns it at its next checkpoint (:class:`JobAborted`).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import socket
@@ -70,8 +71,9 @@ class Lease:
         if self._beat is not None:
             return
         self._beat = threading.Thread(
-            target=self._heartbeat,
-            args=(every_seconds,),
+            # in the starter's context: with tracing on, the renewals nest under the job run
+            target=contextvars.copy_context().run,
+            args=(self._heartbeat, every_seconds),
             name=f"lease-{self.job}-{self.space}",
             daemon=True,
         )

@@ -53,6 +53,7 @@ from pipelines.consolidate.lease import Lease, acquire_lease
 from pipelines.consolidate.records import FullPass, JobRun, PassEntry
 from pipelines.engine import Engine
 from pipelines.errors import Busy, NotFound
+from pipelines.tracing import job_span
 
 log = logging.getLogger("mnemograph.consolidate")
 
@@ -130,14 +131,16 @@ def run_job(
         sample_size=cfg.runner.sample_size,
     )
     run_id = uuid.uuid4().hex
-    try:
-        lease.start_heartbeat(cfg.runner.renew_every_seconds)
-        error = _recorded(ctx, fn, run_id, started, trigger)
-    finally:
+    with job_span(job, space, run_id) as outcome:
         try:
-            lease.release()
-        except Exception:  # the lease expires on its own; never hide the job's outcome
-            log.warning("could not release the lease of %s in %s", job, space, exc_info=True)
+            lease.start_heartbeat(cfg.runner.renew_every_seconds)
+            error = _recorded(ctx, fn, run_id, started, trigger)
+            outcome("ok" if error is None else "failed")
+        finally:
+            try:
+                lease.release()
+            except Exception:  # the lease expires on its own; never hide the job's outcome
+                log.warning("could not release the lease of %s in %s", job, space, exc_info=True)
     if error is not None and raise_errors:
         raise error
     return get_run(engine, space, run_id)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.tracing import span
 
 
 class Clock:
@@ -37,14 +38,16 @@ def run_steps(
 ) -> None:
     """Run each step that applies, in order. An optional step is skipped once the deadline
     has passed (``state.complete`` turns false); every step that ran is timed under its
-    kind; explanations are kept only when the request asks for them."""
+    kind (and traced as ``recall.<kind>`` with tracing on); explanations are kept only when
+    the request asks for them."""
     for step in steps:
         if not step.applies(state, ctx):
             continue
         if step.optional and clock.expired():
             state.complete = False
             continue
-        notes = step.run(state, ctx)
+        with span(f"recall.{step.kind}"):
+            notes = step.run(state, ctx)
         if notes and state.explaining:
             file_explanations(state.explanations, step.explain_as, notes)
         clock.lap(step.kind)

@@ -34,14 +34,36 @@ def projections(engine: Engine, space: str) -> list[str]:
     return [str(r["graph"]) for r in rows]
 
 
+def test_the_budget_derives_from_the_configured_heap(engine: Engine, space: str) -> None:
+    """The heap is the server's setting (the test Neo4j's 2g), the budget the least of the
+    share and the heap less the headroom."""
+    ingest(engine, space, BIOGRAPHY)
+    heap = graph_budget.configured_heap(engine.store)
+    assert heap == 2 * 2**30
+    size = "consolidate/entity_graph_size"
+    half = graph_budget.measure(engine.store, size, space, UpkeepConfig())
+    assert half.budget == 2**30  # 0.5 of 2 GiB, below 2 GiB - 512 MiB
+    tight = UpkeepConfig(projection_heap_share=0.9, projection_heap_headroom_mib=1536)
+    assert graph_budget.measure(engine.store, size, space, tight).budget == 512 * 2**20
+    jvm = float(engine.store.read("metrics/gds_graphs")[0]["heap_max"])
+    assert graph_budget.budget_bytes(engine.store, UpkeepConfig(), jvm) == 2**30
+
+
 def test_an_entity_projection_over_budget_is_refused_and_nothing_is_built(
-    engine: Engine, space: str
+    engine: Engine, space: str, client
 ) -> None:
     ingest(engine, space, BIOGRAPHY)
     forget_entity_projection(engine, space)
+    before = graph_budget.refusals()
     with pytest.raises(Unavailable, match="not enough graph memory for the entity graph"):
         ensure_entity_projection(engine, space, UpkeepConfig(projection_heap_share=TINY))
     assert projections(engine, space) == []
+    assert graph_budget.refusals() == {**before, "too_large": before["too_large"] + 1}
+    text = client.get("/metrics").text
+    refused = before["too_large"] + 1
+    line = f'mnemograph_gds_projections_refused_total{{reason="too_large"}} {refused}.0'
+    assert line in text.splitlines()
+    assert "mnemograph_gds_budget_bytes 1.073741824e+09" in text.splitlines()
     name = ensure_entity_projection(engine, space, UpkeepConfig())
     assert name is not None and projections(engine, space) == [name]
 
@@ -84,7 +106,8 @@ def an_hour_later(monkeypatch: pytest.MonkeyPatch, engine: Engine, *idle: str) -
 def share_short_by_half_of(engine: Engine, space: str, graph: str) -> float:
     """A heap share for which projecting ``space`` needs half of ``graph``'s bytes more."""
     held = {g.name: g.bytes for g in graph_catalog.projections(engine.store)}
-    room = graph_budget.measure(engine.store, "consolidate/entity_graph_size", space, 1.0)
+    whole_heap = UpkeepConfig(projection_heap_share=1.0, projection_heap_headroom_mib=0)
+    room = graph_budget.measure(engine.store, "consolidate/entity_graph_size", space, whole_heap)
     return (room.held + room.estimate - held[graph] / 2) / room.budget
 
 
@@ -123,8 +146,10 @@ def test_a_projection_used_within_the_grace_period_is_kept_and_the_new_one_refus
         projection_heap_share=share_short_by_half_of(engine, space, old),
         projection_max_idle_seconds=None,
     )
+    in_use = graph_budget.refusals()["in_use"]
     with pytest.raises(Unavailable, match="no projection unused for 60 s could make room"):
         ensure_entity_projection(engine, space, tight)
+    assert graph_budget.refusals()["in_use"] == in_use + 1
     assert projections(engine, other_space) == [old] and projections(engine, space) == []
 
 

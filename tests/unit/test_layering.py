@@ -29,15 +29,17 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 
 #: The only imports allowed between units of ``pipelines``: unit -> the units it may use.
-#: Foundations (errors, graph_faults, graph_warmup, graph, models, overrides) use nothing above
-#: them; the services build on spaces and the engine; assembly reads through recall and builds
-#: what it may build on demand (a missing schema or projection) only through ``maintenance``.
+#: Foundations (errors, graph_faults, graph_warmup, tracing, graph, models, overrides) use
+#: nothing above them; the services build on spaces and the engine; assembly reads through
+#: recall and builds what it may build on demand (a missing schema or projection) only
+#: through ``maintenance``.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "fields": frozenset(),  # field types of the request models
     "graph_faults": frozenset(),  # the breaker and retry loop under graph
     "graph_warmup": frozenset(),  # the plans graph has the breaker prepare after a restart
-    "graph": frozenset({"graph_faults", "graph_warmup"}),
+    "tracing": frozenset(),  # optional spans (statements, steps, jobs): OpenTelemetry only
+    "graph": frozenset({"graph_faults", "graph_warmup", "tracing"}),
     "models": frozenset(),
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
@@ -50,7 +52,17 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
     ),
     "recall": frozenset(
-        {"ingest", "engine", "spaces", "graph", "models", "overrides", "errors", "fields"}
+        {
+            "ingest",
+            "engine",
+            "spaces",
+            "graph",
+            "models",
+            "overrides",
+            "errors",
+            "fields",
+            "tracing",
+        }
     ),
     "consolidate": frozenset(
         {
@@ -63,6 +75,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "models",
             "overrides",
             "errors",
+            "tracing",
         }
     ),
     "maintenance": frozenset({"consolidate", "engine", "spaces", "graph", "errors"}),
@@ -78,6 +91,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "overrides",
             "errors",
             "fields",
+            "tracing",
         }
     ),
     "space_settings": frozenset({"assemble", "consolidate", "ingest", "overrides", "errors"}),
