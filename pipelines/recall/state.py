@@ -148,6 +148,8 @@ class Plan:
     first_person: bool = False
     #: the query asks for help with a task (standing instructions and preferences apply)
     task_like: bool = False
+    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.identifiers)
+    identifiers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -181,6 +183,8 @@ class RecallState:
     #: the results, once a step chose them (selection, time order); else the head of ``order``
     results: list[str] | None = None
     abstention: AbstentionDecision | None = None
+    #: memories holding a query identifier verbatim -> those identifiers (step identifiers)
+    exact: dict[str, list[str]] = field(default_factory=dict)
     complete: bool = True
     explanations: Explanations = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
