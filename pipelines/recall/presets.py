@@ -6,7 +6,8 @@ The product presets (what a request can name, ``preset`` in the recall body):
 
 * ``full`` (the default): understand the query (intent, speakers named in it, time
   expressions), send the embedding-free signals and the session-level search ahead, embed,
-  gather every signal's candidates, fuse them (weighted RRF, boosts, the question prior),
+  gather every signal's candidates (only those valid at ``as_of`` / ``known_at`` when
+  asked), fuse them (weighted RRF, boosts, the question prior),
   look up the query's identifiers exactly (codes, ids, paths, versions), rerank, lift by
   session documents, late interaction for memories and for sessions, MMR
   selection with session novelty, the replies to a summary request's best results, a place
@@ -45,6 +46,7 @@ from pipelines.recall.steps.session_late_interaction import SessionLateInteracti
 from pipelines.recall.steps.standing import Standing, StandingAhead, StandingSlots
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
+from pipelines.recall.steps.validity import Validity
 
 #: Every preset has these steps.
 ESSENTIAL_STEPS = ("understand", "candidates", "fuse")
@@ -126,6 +128,7 @@ FULL = RecallPreset(
         Identifiers(),
         ChunkCandidates(),
         Standing(),
+        Validity(),
         Fuse(question_prior=True),
         Rerank(),
         SessionDocuments(),
@@ -164,6 +167,7 @@ def simple_preset(
             Candidates(),
             Identifiers(),
             ChunkCandidates(),
+            Validity(),
             Fuse(),
             *extra,
             Embeddings(),

@@ -38,8 +38,10 @@ Explanations = dict[str, dict[str, Any]]
 
 
 def statuses(request: RecallRequest) -> list[str]:
-    """The memory statuses a request reads: superseded ones only when it asks for them."""
-    return list(WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES)
+    """The memory statuses a request reads: superseded ones only when it asks for them, or
+    reads another time (the validity step then keeps what was valid then)."""
+    wide = request.include_superseded or request.time_travel
+    return list(WITH_SUPERSEDED_STATUSES if wide else ACTIVE_STATUSES)
 
 
 def ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
@@ -57,10 +59,14 @@ def session_scope(request: RecallRequest) -> bool:
     novelty in selection) apply to ``request``: not with a ``time_to`` filter (a session's
     document and token vectors hold what was said after it), a stage filter or a one-session
     filter (a stage is usually one session or a few, so the lift would be about the same
-    for every candidate, and the round trip is not free)."""
+    for every candidate, and the round trip is not free), nor at another time (``as_of``,
+    ``known_at``: for the same reason as ``time_to``)."""
     f = request.filters
     return (
-        f.time_to is None and f.stages is None and (f.sessions is None or len(set(f.sessions)) > 1)
+        f.time_to is None
+        and not request.time_travel
+        and f.stages is None
+        and (f.sessions is None or len(set(f.sessions)) > 1)
     )
 
 
