@@ -44,3 +44,11 @@ def test_an_exact_hit_is_never_an_abstention() -> None:
     Abstain().run(s, ctx(DEFAULT_RECALL_CONFIG))
     assert s.abstention is not None and not s.abstention.abstain
     assert s.abstention.reason == "exact_identifier_match"
+
+
+def test_selected_exact_hits_keep_the_selections_order() -> None:
+    s = state(POOL, RANKING, with_plan=plan(k=4, identifiers=("X1234",)))
+    s.results = ["a", "d", "b", "c"]  # MMR put d before b and c
+    s.exact = {"c": ["X1234"], "d": ["X1234"], "e": ["X1234"]}
+    ExactFirst().run(s, ctx())
+    assert s.results == ["d", "c", "e", "a"]

@@ -8,7 +8,8 @@ no more than one RRF rank, and the rescoring steps after it (the reranker's blen
 vector score, late interaction, MMR) weigh meaning, where every "SCALEMARK0000xx" memory is
 the same. ``identifiers`` adds the exact matches to the pool (the full-text index finds them
 by phrase, the text is checked for the identifier itself); ``exact_first`` puts them at the
-head of the results after every reordering step, in ranking order among themselves."""
+head of the results after every reordering step (among themselves in the order those steps
+gave them)."""
 
 from __future__ import annotations
 
@@ -65,8 +66,9 @@ class Identifiers(RecallStep):
 
 
 class ExactFirst(RecallStep):
-    """The memories holding a query identifier verbatim head the results (in ranking order
-    among themselves); the others follow in their order, ``k`` at most."""
+    """The memories holding a query identifier verbatim head the results (among themselves:
+    the results' order, then the ranking's for those selection left out); the others follow
+    in their order, ``k`` at most."""
 
     kind: Literal["exact_first"] = "exact_first"
     requires = ("identifiers",)
@@ -76,9 +78,18 @@ class ExactFirst(RecallStep):
         return bool(state.exact)
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        position = {item_id: n for n, item_id in enumerate(state.order)}
-        far = len(position)
-        exact = sorted(state.exact, key=lambda i: (position.get(i, far), i))[: state.plan.k]
-        rest = [i for i in state.final_ids() if i not in state.exact]
+        chosen = state.final_ids()
+        # the results' own order first (selection's), then the ranking's for the others
+        picked = {item_id: n for n, item_id in enumerate(chosen)}
+        ranked = {item_id: n for n, item_id in enumerate(state.order)}
+        far = len(ranked)
+
+        def place(item_id: str) -> tuple[int, int, str]:
+            if item_id in picked:
+                return (0, picked[item_id], item_id)
+            return (1, ranked.get(item_id, far), item_id)
+
+        exact = sorted(state.exact, key=place)[: state.plan.k]
+        rest = [i for i in chosen if i not in state.exact]
         state.results = (exact + rest)[: state.plan.k]
         return None
