@@ -128,7 +128,7 @@ def read_facts(run: Run, vector: Sequence[float]) -> list[Fact]:
         )
         for r in rows
     ]
-    if run.as_of is not None and facts:
+    if run.time_travel and facts:
         ok = valid_ids(run, [f.source_id for f in facts])
         facts = [f for f in facts if f.source_id in ok]
     return facts

@@ -74,22 +74,24 @@ def space_recall(run: Run, k: int) -> SpaceRecall:
 
 
 def valid(run: Run, hits: Sequence[RecallHit]) -> list[RecallHit]:
-    """With ``as_of``: only the hits valid then (existing, not yet superseded)."""
-    if run.as_of is None or not hits:
+    """With ``as_of`` / ``known_at``: only the hits valid then (existing, not yet superseded)."""
+    if not run.time_travel or not hits:
         return list(hits)
     ok = valid_ids(run, [h.id for h in hits])
     return [h for h in hits if h.id in ok]
 
 
 def valid_ids(run: Run, ids: Sequence[str]) -> set[str]:
-    """Which of the memories ``ids`` were valid at ``as_of`` (all of them without it)."""
-    if run.as_of is None or not ids:
+    """Which of the memories ``ids`` were valid at ``as_of`` as known at ``known_at`` (all of
+    them without either)."""
+    if not run.time_travel or not ids:
         return set(ids)
     rows = run.store.read(
         "assemble/valid_at",
         space=run.space,
         ids=list(dict.fromkeys(ids)),
         as_of=run.as_of,
+        known_at=run.known_at,
         include_superseded=run.request.include_superseded,
     )
     return {r["id"] for r in rows}

@@ -171,7 +171,7 @@ def _ppr_ranking(
         facts.reason = "PageRank gave no entity any mass"
         return []
     rows = run.store.read(
-        "assemble/ppr_memories" if run.as_of is None else "assemble/ppr_memories_as_of",
+        "assemble/ppr_memories_as_of" if run.time_travel else "assemble/ppr_memories",
         space=run.space,
         entities=[{"key": key, "mass": m} for key, m in mass.items()],
         exclude_stage=current.id,
@@ -179,7 +179,8 @@ def _ppr_ranking(
         include_superseded=run.request.include_superseded,
         limit=k * cfg.oversample,
         per_entity=cfg.ppr_memories_per_entity,
-        as_of=run.as_of,  # unused by assemble/ppr_memories
+        as_of=run.as_of,  # as_of and known_at: unused by assemble/ppr_memories
+        known_at=run.known_at,
     )
     ranking = []
     for r in rows:

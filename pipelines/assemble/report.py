@@ -46,6 +46,7 @@ class _Report(BaseModel):
 class Validity(_Report):
     include_superseded: bool
     as_of: str | None
+    known_at: str | None = None
 
 
 class Density(_Report):

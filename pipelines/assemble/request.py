@@ -145,8 +145,19 @@ class ContextRequest(BaseModel):
     template: list[TemplateSlot] | None = Field(
         None, description="Extra prompt slots, placed before the context in the order given."
     )
-    as_of: datetime | None = Field(None, description="Assemble the context as it was then.")
-    now: datetime | None = Field(None, description="Question time (default: as_of, or now).")
+    as_of: datetime | None = Field(
+        None,
+        description="Valid time: assemble the context as it was true then (memories whose "
+        "event time is at or before it, without the versions superseded by then).",
+    )
+    known_at: datetime | None = Field(
+        None,
+        description="Recorded time: assemble the context from what the server knew then "
+        "(memories stored by then, supersessions recorded by then). Combines with as_of.",
+    )
+    now: datetime | None = Field(
+        None, description="Question time (default: as_of, else known_at, else now)."
+    )
     include_superseded: bool = Field(False, strict=True)
     explain: bool = Field(
         False, strict=True, description="Per-item scores and stage-inference evidence."

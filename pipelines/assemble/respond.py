@@ -124,6 +124,7 @@ def assembly_report(
         validity=Validity(
             include_superseded=run.request.include_superseded,
             as_of=run.as_of.isoformat() if run.as_of else None,
+            known_at=run.known_at.isoformat() if run.known_at else None,
         ),
         ablate=sorted(run.experiment.ablate),
         mode=mode.mode,

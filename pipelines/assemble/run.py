@@ -54,13 +54,14 @@ class Run:
     experiment: Experiment
     config: AssemblyConfig
     est: TokenEstimator
-    as_of: datetime | None
+    as_of: datetime | None  # valid time
     now: datetime | None
     clock: Clock
     engine: Engine
     recaller: Recaller
     embedder: MemoEmbedder
     read_ahead: Executor
+    known_at: datetime | None = None  # recorded time
 
     @property
     def store(self) -> GraphStore:
@@ -71,10 +72,16 @@ class Run:
         return self.request.explain
 
     @property
+    def time_travel(self) -> bool:
+        """Whether the context is assembled at another time: ``as_of`` (valid time) or
+        ``known_at`` (recorded time)."""
+        return self.as_of is not None or self.known_at is not None
+
+    @property
     def with_superseded(self) -> bool:
         """Whether reads include superseded memories: asked for, or needed to see the space
-        as it was at ``as_of`` (the validity check then keeps what was valid)."""
-        return self.request.include_superseded or self.as_of is not None
+        as it was at ``as_of`` / ``known_at`` (the validity check then keeps what was valid)."""
+        return self.request.include_superseded or self.time_travel
 
     def ablated(self, phase: str) -> bool:
         return phase in self.experiment.ablate

@@ -36,9 +36,11 @@ executor beside the recalls (the stage list, the projection check, the summary s
 facts, and Phase 3's schemas for the nearest stages while Phases 1-2 run); the results are the
 same as reading them in turn.
 
-Validity: superseded memories are left out unless ``include_superseded``; ``as_of`` assembles
-the context as it was then (memories with ``event_time <= as_of`` not superseded by then, stages
-started by then, summaries only of stages that had ended by then).
+Validity: superseded memories are left out unless ``include_superseded``; ``as_of`` (valid
+time) assembles the context as it was true then (memories with ``event_time <= as_of`` whose
+supersessions had not become true by then, stages started by then, summaries only of stages that
+had ended by then); ``known_at`` (recorded time) keeps only what the server knew then (memories
+stored by then, supersessions recorded by then; stages and summaries are not filtered by it).
 """
 
 from __future__ import annotations
@@ -181,7 +183,7 @@ class Assembler:
     ) -> ContextResponse:
         space_data = spaces.get(self.engine.store, space)
         config = self.config_for(space_data, request)
-        as_of = as_utc(request.as_of)
+        as_of, known_at = as_utc(request.as_of), as_utc(request.known_at)
         run = Run(
             space=space,
             request=request,
@@ -189,7 +191,8 @@ class Assembler:
             config=config,
             est=self.estimator or CharsPerToken(config.chars_per_token),
             as_of=as_of,
-            now=as_utc(request.now) or as_of,
+            known_at=known_at,
+            now=as_utc(request.now) or as_of or known_at,
             clock=clock,
             engine=self.engine,
             recaller=self.recaller,

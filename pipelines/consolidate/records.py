@@ -100,6 +100,10 @@ class Supersession(Record):
     new_value: str | None = None
     fact_ids: list[str] = Field(default_factory=list)
     at: str | None = None
+    #: valid time: when the newer version became true
+    valid_from: str | None = None
+    #: recorded time: when the server recorded the supersession (= at)
+    recorded_at: str | None = None
 
 
 class SupersessionDetail(Supersession):
@@ -116,6 +120,8 @@ class SupersedeResult(Record):
     created_memory: str | None = None
     reason: str
     fact_ids: list[str] = Field(default_factory=list)
+    valid_from: str | None = None
+    recorded_at: str | None = None
 
 
 class SupersessionReverted(Record):
@@ -126,6 +132,9 @@ class SupersessionReverted(Record):
     older_status: str
     facts_restored: int
     archived_created_memory: str | None = None
+    #: the two times of the supersession that was reverted
+    valid_from: str | None = None
+    recorded_at: str | None = None
 
 
 class TimelineEdge(Record):
@@ -138,6 +147,8 @@ class TimelineEdge(Record):
     old_value: str | None = None
     new_value: str | None = None
     at: str | None = None
+    valid_from: str | None = None
+    recorded_at: str | None = None
 
 
 class TimelineEntry(Record):

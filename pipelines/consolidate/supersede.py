@@ -26,7 +26,11 @@ them); the pair is remembered on the space so the job does not propose it again.
 memory that the supersession created from content is archived on revert.
 
 Every ``SUPERSEDES`` edge carries ``id, kind, reason, at, by, rule, attribute, old_value,
-new_value, prior_status, fact_ids, created_newer``; recall and assembly read ``status``.
+new_value, prior_status, fact_ids, created_newer`` and its two times: ``valid_from`` (when the
+newer version became true: the request's ``valid_from``, else the newer memory's event time)
+and ``recorded_at`` (when the server recorded it, = ``at``). Recall and assembly read
+``status``; ``as_of`` (valid time) and ``known_at`` (recorded time) read the two times
+(``cypher/assemble/valid_at.cypher``).
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ from pipelines.consolidate.records import (
 )
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput, NotFound
-from pipelines.graph import to_native
+from pipelines.graph import as_utc, to_native
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
 Order = tuple[float, float, int]
@@ -266,6 +270,7 @@ def _write(ctx: JobContext, plan: PlannedSupersession) -> bool:
         "attribute": plan.attribute,
         "old_value": plan.old_value,
         "new_value": plan.new_value,
+        "valid_from": None,  # valid from the newer memory's event time
     }
     if plan.kind == "memory":
         rows = spaces.write_locked(
@@ -366,6 +371,11 @@ class SupersedeRequest(BaseModel):
     reason: str = Field(min_length=1, max_length=2_000, json_schema_extra={"pattern": r"\S"})
     speaker: str | None = Field(None, max_length=200)
     role: Role | None = None
+    valid_from: datetime | None = Field(
+        None,
+        description="When the replacement became true (valid time; default: the newer "
+        "memory's event time). With content, also the new memory's event time.",
+    )
 
     @field_validator("by_memory_id")
     @classmethod
@@ -438,6 +448,7 @@ def supersede_memory(
         attribute=None,
         old_value=None,
         new_value=None,
+        valid_from=as_utc(request.valid_from),
         created_newer=created,
     )
     if not rows:
@@ -453,6 +464,8 @@ def supersede_memory(
         created_memory=by_memory_id if created else None,
         reason=request.reason,
         fact_ids=rows[0]["fact_ids"],
+        valid_from=rows[0]["valid_from"],
+        recorded_at=rows[0]["recorded_at"],
     )
 
 
@@ -475,6 +488,7 @@ def _store_correction(
                 role=request.role or old["role"] or "note",
                 speaker=request.speaker if request.speaker is not None else old["speaker"],
                 tags=["correction"],
+                time=request.valid_from,
                 metadata={"supersedes": memory_id, "reason": request.reason},
             )
         ],
@@ -521,6 +535,8 @@ def revert_supersession(engine: Engine, space: str, supersession_id: str) -> Sup
         older_status=r["status"],
         facts_restored=r["facts"],
         archived_created_memory=sup.newer if r["created"] else None,
+        valid_from=sup.valid_from,
+        recorded_at=sup.recorded_at,
     )
 
 

@@ -6,11 +6,13 @@ The product presets (what a request can name, ``preset`` in the recall body):
 
 * ``full`` (the default): understand the query (intent, speakers named in it, time
   expressions), send the embedding-free signals and the session-level search ahead, embed,
-  gather every signal's candidates, fuse them (weighted RRF, boosts, the question prior),
-  rerank, lift by session documents, late interaction for memories and for sessions, MMR
+  gather every signal's candidates (only those valid at ``as_of`` / ``known_at`` when
+  asked), fuse them (weighted RRF, boosts, the question prior),
+  look up the query's identifiers exactly (codes, ids, paths, versions), rerank, lift by
+  session documents, late interaction for memories and for sessions, MMR
   selection with session novelty, the replies to a summary request's best results, a place
   for the best standing instruction or preference, time order for event-order questions
-  (``order="auto"``), abstention, touch.
+  (``order="auto"``) after the exact identifier matches are put first, abstention, touch.
 * ``fast``: ``full`` without late interaction (at either level): no token vectors read.
 * ``dense``: vector similarity only, for debugging.
 
@@ -33,6 +35,7 @@ from pipelines.recall.steps.chunks import ChunkCandidates
 from pipelines.recall.steps.embed import Embed
 from pipelines.recall.steps.embeddings import Embeddings
 from pipelines.recall.steps.fuse import Fuse
+from pipelines.recall.steps.identifiers import ExactFirst, Identifiers
 from pipelines.recall.steps.late_interaction import LateInteraction
 from pipelines.recall.steps.order import Order
 from pipelines.recall.steps.replies import Replies
@@ -43,6 +46,7 @@ from pipelines.recall.steps.session_late_interaction import SessionLateInteracti
 from pipelines.recall.steps.standing import Standing, StandingAhead, StandingSlots
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
+from pipelines.recall.steps.validity import Validity
 
 #: Every preset has these steps.
 ESSENTIAL_STEPS = ("understand", "candidates", "fuse")
@@ -121,8 +125,10 @@ FULL = RecallPreset(
         Embed(),
         StandingAhead(),
         Candidates(),
+        Identifiers(),
         ChunkCandidates(),
         Standing(),
+        Validity(),
         Fuse(question_prior=True),
         Rerank(),
         SessionDocuments(),
@@ -132,6 +138,7 @@ FULL = RecallPreset(
         Select(session_novelty=True),
         Replies(),
         StandingSlots(),
+        ExactFirst(),
         Order(event_order=True),
         Abstain(),
         Touch(),
@@ -158,10 +165,13 @@ def simple_preset(
             LexicalAhead(),
             Embed(),
             Candidates(),
+            Identifiers(),
             ChunkCandidates(),
+            Validity(),
             Fuse(),
             *extra,
             Embeddings(),
+            ExactFirst(),
             Order(),
             Abstain(),
             Touch(),

@@ -90,6 +90,16 @@ class RecallRequest(_Frozen):
     include_superseded: bool = Field(
         False, strict=True, description="Also return superseded memories."
     )
+    as_of: datetime | None = Field(
+        None,
+        description="Valid time: only memories true then (event time at or before it, not "
+        "superseded by a version that had become true by then).",
+    )
+    known_at: datetime | None = Field(
+        None,
+        description="Recorded time: only what the server knew then (memories stored by "
+        "then, supersessions recorded by then). Combines with as_of.",
+    )
     explain: bool = Field(
         False, strict=True, description="Per-signal ranks and scores for every result."
     )
@@ -137,6 +147,11 @@ class RecallRequest(_Frozen):
         "a token budget from the results, where a session's second-best turn is worth its "
         "room.",
     )
+
+    @property
+    def time_travel(self) -> bool:
+        """Whether the recall reads the space at another time (``as_of`` / ``known_at``)."""
+        return self.as_of is not None or self.known_at is not None
 
     @field_validator("oversample")
     @classmethod

@@ -38,8 +38,10 @@ Explanations = dict[str, dict[str, Any]]
 
 
 def statuses(request: RecallRequest) -> list[str]:
-    """The memory statuses a request reads: superseded ones only when it asks for them."""
-    return list(WITH_SUPERSEDED_STATUSES if request.include_superseded else ACTIVE_STATUSES)
+    """The memory statuses a request reads: superseded ones only when it asks for them, or
+    reads another time (the validity step then keeps what was valid then)."""
+    wide = request.include_superseded or request.time_travel
+    return list(WITH_SUPERSEDED_STATUSES if wide else ACTIVE_STATUSES)
 
 
 def ranked(scored: Sequence[tuple[float, str]]) -> list[str]:
@@ -57,10 +59,14 @@ def session_scope(request: RecallRequest) -> bool:
     novelty in selection) apply to ``request``: not with a ``time_to`` filter (a session's
     document and token vectors hold what was said after it), a stage filter or a one-session
     filter (a stage is usually one session or a few, so the lift would be about the same
-    for every candidate, and the round trip is not free)."""
+    for every candidate, and the round trip is not free), nor at another time (``as_of``,
+    ``known_at``: for the same reason as ``time_to``)."""
     f = request.filters
     return (
-        f.time_to is None and f.stages is None and (f.sessions is None or len(set(f.sessions)) > 1)
+        f.time_to is None
+        and not request.time_travel
+        and f.stages is None
+        and (f.sessions is None or len(set(f.sessions)) > 1)
     )
 
 
@@ -148,6 +154,8 @@ class Plan:
     first_person: bool = False
     #: the query asks for help with a task (standing instructions and preferences apply)
     task_like: bool = False
+    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.identifiers)
+    identifiers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -181,6 +189,8 @@ class RecallState:
     #: the results, once a step chose them (selection, time order); else the head of ``order``
     results: list[str] | None = None
     abstention: AbstentionDecision | None = None
+    #: memories holding a query identifier verbatim -> those identifiers (step identifiers)
+    exact: dict[str, list[str]] = field(default_factory=dict)
     complete: bool = True
     explanations: Explanations = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)

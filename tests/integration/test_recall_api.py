@@ -669,8 +669,8 @@ def _operators(plan) -> list[tuple[str, str]]:
             "assemble/ppr_memories_as_of",
             dict(
                 entities=[{"key": "cello", "mass": 1.0}], exclude_stage=None, exclude_ids=[],
-                include_superseded=False, as_of=datetime(2100, 1, 1, tzinfo=UTC), limit=10,
-                per_entity=10,
+                include_superseded=False, as_of=datetime(2100, 1, 1, tzinfo=UTC), known_at=None,
+                limit=10, per_entity=10,
             ),
         ),
     ],

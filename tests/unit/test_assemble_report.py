@@ -61,7 +61,7 @@ def _report(**changes) -> AssemblyReport:
 def test_unset_fields_are_absent_and_none_fields_present() -> None:
     out = _report().as_dict()
     assert "stage" not in out and out["density"] is None and out["warning"] is None
-    assert out["validity"] == {"include_superseded": False, "as_of": None}
+    assert out["validity"] == {"include_superseded": False, "as_of": None, "known_at": None}
     assert "effective_split" not in out["budget"] and out["budget"]["fits"] is True
     assert out["phases"] == {}
 

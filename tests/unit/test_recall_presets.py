@@ -37,8 +37,10 @@ def test_full_runs_every_step_in_order() -> None:
         "embed",
         "standing_ahead",
         "candidates",
+        "identifiers",
         "chunks",
         "standing",
+        "validity",
         "fuse",
         "rerank",
         "session_documents",
@@ -48,6 +50,7 @@ def test_full_runs_every_step_in_order() -> None:
         "select",
         "replies",
         "standing_slots",
+        "exact_first",
         "order",
         "abstain",
         "touch",
@@ -79,7 +82,7 @@ def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
     ]
     assert FULLTEXT.understand.signals == ("fulltext",)
     assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
-    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:6], "rerank", *kinds(FUSED)[6:]]
+    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:8], "rerank", *kinds(FUSED)[8:]]
     assert not any(p.has("select") for p in (FULLTEXT, FUSED, FUSED_RERANK))
     assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
     ablations = set(BENCH_PRESETS) - set(PRESETS)

@@ -134,3 +134,14 @@ def test_embed_reads_token_vectors_only_for_late_interaction() -> None:
     plain = state(preset=FULL)  # an embedder without token vectors: no late interaction
     Embed().run(plain, ctx(embedder=UnitEmbedder()))
     assert plain.query_vector is not None and plain.query_tokens is None
+
+
+def test_as_of_and_known_at_read_superseded_memories_up_to_the_earlier_end() -> None:
+    june, july = datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 7, 1, tzinfo=UTC)
+    params = filter_params(
+        RecallRequest(query="q", as_of=july, filters=RecallFilters(time_to=june))
+    )
+    assert params["time_to"] == june and params["statuses"] == ["active", "superseded"]
+    assert filter_params(RecallRequest(query="q", as_of=june))["time_to"] == june
+    known = filter_params(RecallRequest(query="q", known_at=june))
+    assert known["time_to"] is None and known["statuses"] == ["active", "superseded"]

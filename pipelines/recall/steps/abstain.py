@@ -20,7 +20,7 @@ from pipelines.recall.steps.base import RecallStep, StepContext
 class Abstain(RecallStep):
     kind: Literal["abstain"] = "abstain"
     requires = ("fuse",)
-    after = ("select", "order")
+    after = ("select", "exact_first", "order")
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
         state.abstention = abstention(state, ctx.config.abstention)
@@ -28,6 +28,11 @@ class Abstain(RecallStep):
 
 
 def abstention(state: RecallState, thresholds: AbstentionThresholds) -> AbstentionDecision:
+    """The decision on the state's features; never abstain when a result holds an identifier
+    of the query verbatim (an exact lookup hit is the answer, however little it means)."""
+    if any(i in state.exact for i in state.final_ids()):
+        evidence = decide_abstention(abstention_inputs(state, thresholds), thresholds).evidence
+        return AbstentionDecision(False, "exact_identifier_match", 1.0, evidence)
     return decide_abstention(abstention_inputs(state, thresholds), thresholds)
 
 

@@ -50,7 +50,7 @@ def filter_params(request: RecallRequest) -> dict[str, Any]:
     return {
         "statuses": statuses(request),
         "time_from": as_utc(f.time_from),
-        "time_to": as_utc(f.time_to),
+        "time_to": _earliest(as_utc(f.time_to), as_utc(request.as_of)),
         "roles": listed(f.roles),
         "speakers": [s.casefold() for s in f.speakers] if f.speakers is not None else None,
         "kinds": listed(f.kinds),
@@ -59,6 +59,11 @@ def filter_params(request: RecallRequest) -> dict[str, Any]:
         "tags": listed(f.tags),
         "exclude_ids": list(f.exclude_ids),
     }
+
+
+def _earliest(*moments: datetime | None) -> datetime | None:
+    given = [m for m in moments if m is not None]
+    return min(given) if given else None
 
 
 def window_params(plan: Plan, config: RecallConfig) -> list[dict[str, datetime]]:

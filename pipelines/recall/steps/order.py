@@ -17,7 +17,7 @@ _FAR_PAST = datetime.min.replace(tzinfo=UTC)
 class Order(RecallStep):
     kind: Literal["order"] = "order"
     requires = ("fuse",)
-    after = ("select",)
+    after = ("select", "exact_first")
     #: ``order="auto"`` puts event-order questions in time order.
     event_order: bool = False
 

@@ -21,6 +21,7 @@ from pipelines.recall.config import (
     QueryConfig,
     RecallConfig,
 )
+from pipelines.recall.identifiers import find_identifiers
 from pipelines.recall.intent import Intent, classify_intent
 from pipelines.recall.query import (
     STOP_WORDS,
@@ -105,6 +106,7 @@ class Understand(RecallStep):
             now=now,
             first_person=first_person(query),
             task_like=task_request(query),
+            identifiers=tuple(find_identifiers(query)),
         )
 
     @staticmethod
