@@ -64,9 +64,11 @@ export interface ContextRequest {
   session?: string | null;
   /** Extra prompt slots, placed before the context in the order given. */
   template?: Array<TemplateSlot> | null;
-  /** Assemble the context as it was then. */
+  /** Valid time: assemble the context as it was true then (memories whose event time is at or before it, without the versions superseded by then). */
   as_of?: string | null;
-  /** Question time (default: as_of, or now). */
+  /** Recorded time: assemble the context from what the server knew then (memories stored by then, supersessions recorded by then). Combines with as_of. */
+  known_at?: string | null;
+  /** Question time (default: as_of, else known_at, else now). */
   now?: string | null;
   include_superseded?: boolean;
   /** Per-item scores and stage-inference evidence. */
@@ -544,6 +546,10 @@ export interface RecallRequest {
   filters?: RecallFilters;
   /** Also return superseded memories. */
   include_superseded?: boolean;
+  /** Valid time: only memories true then (event time at or before it, not superseded by a version that had become true by then). */
+  as_of?: string | null;
+  /** Recorded time: only what the server knew then (memories stored by then, supersessions recorded by then). Combines with as_of. */
+  known_at?: string | null;
   /** Per-signal ranks and scores for every result. */
   explain?: boolean;
   /** Time budget: optional steps are skipped once it has passed and the response says complete=false. */
@@ -811,6 +817,8 @@ export interface SupersedeRequest {
   reason: string;
   speaker?: string | null;
   role?: "user" | "assistant" | "system" | "tool" | "note" | null;
+  /** When the replacement became true (valid time; default: the newer memory's event time). With content, also the new memory's event time. */
+  valid_from?: string | null;
 }
 
 export interface SupersedeResult {
@@ -820,6 +828,8 @@ export interface SupersedeResult {
   created_memory?: string | null;
   reason: string;
   fact_ids?: Array<string>;
+  valid_from?: string | null;
+  recorded_at?: string | null;
 }
 
 export interface Supersession {
@@ -835,6 +845,8 @@ export interface Supersession {
   new_value?: string | null;
   fact_ids?: Array<string>;
   at?: string | null;
+  valid_from?: string | null;
+  recorded_at?: string | null;
 }
 
 export interface SupersessionList {
@@ -849,6 +861,8 @@ export interface SupersessionReverted {
   older_status: string;
   facts_restored: number;
   archived_created_memory?: string | null;
+  valid_from?: string | null;
+  recorded_at?: string | null;
 }
 
 /** A caller-supplied prompt section (system prompt, recent messages, ...), placed before the context in the order given. Trusted text: it is not escaped. */
@@ -878,6 +892,8 @@ export interface TimelineEdge {
   old_value?: string | null;
   new_value?: string | null;
   at?: string | null;
+  valid_from?: string | null;
+  recorded_at?: string | null;
 }
 
 export interface TimelineEntry {
@@ -910,6 +926,7 @@ export interface TurnIn {
 export interface Validity {
   include_superseded: boolean;
   as_of: string | null;
+  known_at?: string | null;
 }
 
 export interface ErrorDetail {
