@@ -5,6 +5,7 @@ estimate split again, and a session arriving in parts numbered and linked as one
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,3 +107,22 @@ def test_a_short_estimate_is_split_again(small, space):
     with Client(small) as mg:
         out = bulk.ingest_sessions(mg, space, history("e"), limits=roomy)
     assert out.resplits >= 1 and out.decisions == {"stored": 21}
+
+
+def test_the_cli_imports_in_parts_reruns_and_resumes(small, space, tmp_path: Path, capsys):
+    from app.cli import main
+
+    lines = [{**t, "session": s["session_id"]} for s in history("c") for t in s["turns"]]
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("\n".join(json.dumps(m) for m in lines))
+    argv = ["ingest", str(chat), "--space", space, "--quiet", "--json", "--url", small]
+    state = ["--resume", str(tmp_path / "state")]
+    runs = []
+    for extra in ([], [], state, state):
+        assert main([*argv, *extra]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    first, again, recorded, resumed = runs
+    assert first["requests"] >= 4 and first["stored"] == 21 and first["memories"] == 21
+    assert again["unchanged"] == 21 and "stored" not in again and "memories" not in again
+    assert recorded["unchanged"] == 21 and recorded["skipped_requests"] == 0
+    assert resumed["requests"] == 0 and resumed["skipped_requests"] == recorded["requests"]
