@@ -91,3 +91,30 @@ def test_the_estimate_counts_chunks_of_a_long_text():
     assert estimate_inputs("x" * 480, None, 256) == 1  # (256 - 16) * 2 characters a chunk
     assert estimate_inputs("x" * 481, None, 256) == 2
     assert estimate_inputs("x" * 48_000, None, 256) == 100
+
+
+def test_the_harness_sends_a_long_session_in_parts():
+    """benchmarks' ingest batches: 2,000 turns a call at most, and within the texts embedded."""
+    from benchmarks.mnemograph import ingest_batches
+    from benchmarks.sut import CorpusSession, CorpusTurn
+
+    def session(sid: str, n: int, size: int) -> CorpusSession:
+        turns = [CorpusTurn(f"{sid}:{i}", "user", "Ana", "x" * size) for i in range(n)]
+        return CorpusSession(sid, tuple(turns))
+
+    sessions = [session("a", 1_500, 10), session("b", 300, 2_000)]  # b: 5 inputs a turn
+    batches = ingest_batches(sessions, 2_000, Limits(max_embedding_inputs=1_000))
+    assert [[(s.id, len(s.turns)) for s in b] for b in batches] == [
+        [("a", 900)],
+        [("a", 600), ("b", 60)],
+        [("b", 180)],
+        [("b", 60)],
+    ]  # 900 inputs a call (a tenth to spare)
+    assert [t.id for b in batches for s in b for t in s.turns] == [
+        t.id for s in sessions for t in s.turns
+    ]
+    roomy = ingest_batches(sessions, 2_000, Limits(max_embedding_inputs=100_000))
+    assert [[(s.id, len(s.turns)) for s in b] for b in roomy] == [
+        [("a", 1_000)],
+        [("a", 500), ("b", 300)],
+    ]  # a session's part: 1,000 turns at most (the server's per-session limit)
