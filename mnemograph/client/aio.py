@@ -190,6 +190,19 @@ class AsyncClient:
             self, space, sessions, resume=resume, progress=progress
         )
 
+    async def ingest_memories(
+        self,
+        space: str,
+        memories: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store any number of free memories, split like :meth:`ingest_sessions`."""
+        return await bulk.ingest_memories_async(
+            self, space, memories, resume=resume, progress=progress
+        )
+
     # -- reading -------------------------------------------------------------------------
     async def recall(
         self, space: str, query: str, k: int | None = None, **options: Any

@@ -33,9 +33,12 @@ __all__ = [
     "Part",
     "Resume",
     "estimate_inputs",
+    "ingest_memories",
+    "ingest_memories_async",
     "ingest_sessions",
     "ingest_sessions_async",
     "limits_of",
+    "memory_requests",
     "pack",
     "requests_of",
     "turn_cost",
@@ -60,6 +63,7 @@ class Client(Protocol):
 
     def limits(self) -> Limits: ...
     def add_session(self, space: str, session: Mapping[str, Any]) -> Any: ...
+    def add_memories(self, space: str, memories: Sequence[Mapping[str, Any]]) -> Any: ...
 
 
 class AsyncClient(Protocol):
@@ -67,6 +71,7 @@ class AsyncClient(Protocol):
 
     async def limits(self) -> Limits: ...
     async def add_session(self, space: str, session: Mapping[str, Any]) -> Any: ...
+    async def add_memories(self, space: str, memories: Sequence[Mapping[str, Any]]) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -214,11 +219,11 @@ def limits_of(payload: Mapping[str, Any] | None) -> Limits:
     return replace(DEFAULT_LIMITS, **known)
 
 
-def fingerprint(space: str, body: Mapping[str, Any]) -> str:
-    """One request's identity for resuming: the space, session and its turns' ids and text."""
-    h = hashlib.sha256(f"{space}\0{body['session_id']}".encode())
-    for t in body["turns"]:
-        h.update(f"\0{t['id']}\0{t.get('content', '')}".encode())
+def fingerprint(space: str, body: Mapping[str, Any], key: str = "turns") -> str:
+    """One request's identity for resuming: the space, session and its items' ids and text."""
+    h = hashlib.sha256(f"{space}\0{key}\0{body.get('session_id', '')}".encode())
+    for t in body[key]:
+        h.update(f"\0{t.get('id', '')}\0{t.get('content', '')}".encode())
     return h.hexdigest()[:32]
 
 
@@ -260,24 +265,138 @@ class BulkResult:
             self.counts[key] = self.counts.get(key, 0) + value
 
 
-_WHERE = re.compile(r"^turns\.(\d+)$")
+_WHERE = re.compile(r"^(?:turns|memories)\.(\d+)$")
 
 
-def _halves(body: dict[str, Any], exc: InvalidInput) -> list[dict[str, Any]] | None:
-    """A request refused for its embedding inputs, cut where the server says the turns stop
-    fitting (or in half); None when it is one turn or refused for something else."""
-    turns = body["turns"]
-    if "texts embedded" not in exc.message or len(turns) < 2:
+def _halves(body: dict[str, Any], key: str, exc: InvalidInput) -> list[dict[str, Any]] | None:
+    """A request refused for its embedding inputs, cut where the server says the items stop
+    fitting (or in half); None when it is one item, or one item alone is too much (the
+    server names its ``.content``), or it was refused for something else."""
+    items = body[key]
+    if "texts embedded" not in exc.message or len(items) < 2:
+        return None
+    if (exc.field or "").endswith(".content"):
         return None
     m = _WHERE.match(exc.field or "")
-    cut = int(m.group(1)) if m and 0 < int(m.group(1)) < len(turns) else len(turns) // 2
-    return [{**body, "turns": turns[:cut]}, {**body, "turns": turns[cut:]}]
+    cut = int(m.group(1)) if m and 0 < int(m.group(1)) < len(items) else len(items) // 2
+    return [{**body, key: items[:cut]}, {**body, key: items[cut:]}]
 
 
 def _wait(exc: Unavailable, attempt: int) -> float | None:
     if attempt >= MAX_UNAVAILABLE_RETRIES:
         return None
     return min(60.0, exc.retry_after if exc.retry_after is not None else 2.0**attempt)
+
+
+class _Run:
+    """The bookkeeping of one import: what to send next, what was acknowledged."""
+
+    def __init__(
+        self,
+        space: str,
+        bodies: list[dict[str, Any]],
+        key: str,
+        resume: Resume | None,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.space, self.key, self.resume, self.progress = space, key, resume, progress
+        self.pending: list[dict[str, Any]] = list(reversed(bodies))
+        self.budget = MAX_RESPLITS * max(1, len(bodies))
+        self.result = BulkResult()
+
+    def next(self) -> dict[str, Any] | None:
+        """The next body to send (None: done), skipping those acknowledged before."""
+        while self.pending:
+            body = self.pending.pop()
+            if (
+                self.resume is not None
+                and fingerprint(self.space, body, self.key) in self.resume.done
+            ):
+                self.result.skipped += 1
+                self._advance(body)
+                continue
+            return body
+        return None
+
+    def refused(self, body: dict[str, Any], exc: InvalidInput) -> None:
+        parts = _halves(body, self.key, exc)
+        if parts is None or self.result.resplits >= self.budget:
+            raise exc
+        self.result.resplits += 1
+        self.pending.extend(reversed(parts))
+
+    def done(self, body: dict[str, Any], answer: Any) -> None:
+        self.result.add(answer)
+        if self.resume is not None:
+            self.resume.add(fingerprint(self.space, body, self.key))
+        self._advance(body)
+
+    def _advance(self, body: dict[str, Any]) -> None:
+        if self.progress:
+            self.progress(len(body[self.key]))
+
+
+def _post(client: Client, space: str, key: str, body: dict[str, Any]) -> Any:
+    if key == "turns":
+        return client.add_session(space, body)
+    return client.add_memories(space, body["memories"])
+
+
+async def _post_async(client: AsyncClient, space: str, key: str, body: dict[str, Any]) -> Any:
+    if key == "turns":
+        return await client.add_session(space, body)
+    return await client.add_memories(space, body["memories"])
+
+
+def _sync_run(client: Client, run: _Run) -> BulkResult:
+    while (body := run.next()) is not None:
+        attempt = 0
+        while True:
+            try:
+                run.done(body, _post(client, run.space, run.key, body))
+                break
+            except InvalidInput as exc:
+                run.refused(body, exc)
+                break
+            except Unavailable as exc:
+                attempt += 1
+                wait = _wait(exc, attempt)
+                if wait is None:
+                    raise
+                time.sleep(wait)
+    return run.result
+
+
+async def _async_run(client: AsyncClient, run: _Run) -> BulkResult:
+    import asyncio
+
+    while (body := run.next()) is not None:
+        attempt = 0
+        while True:
+            try:
+                run.done(body, await _post_async(client, run.space, run.key, body))
+                break
+            except InvalidInput as exc:
+                run.refused(body, exc)
+                break
+            except Unavailable as exc:
+                attempt += 1
+                wait = _wait(exc, attempt)
+                if wait is None:
+                    raise
+                await asyncio.sleep(wait)
+    return run.result
+
+
+def memory_requests(
+    memories: Sequence[Mapping[str, Any]], limits: Limits = DEFAULT_LIMITS
+) -> list[dict[str, Any]]:
+    """The POST /memories bodies of ``memories``, in order (a memory without an id gets the
+    server's content-derived one, so a re-run is ``unchanged`` too)."""
+    budget = limits.budget()
+    items = [dict(m) for m in memories]
+    costs = [turn_cost(m, budget.embedding_window) for m in items]
+    return [{"memories": items[p.start : p.end]} for (p,) in pack([costs], budget, multi=False)]
 
 
 def ingest_sessions(
@@ -293,43 +412,22 @@ def ingest_sessions(
     server's limits need; ``progress`` is called with the turns of each acknowledged (or
     skipped) request. Idempotent: running it again stores nothing twice."""
     bodies = requests_of(list(sessions), limits or client.limits())
-    result = BulkResult()
-    pending = list(reversed(bodies))
-    while pending:
-        body = pending.pop()
-        key = fingerprint(space, body)
-        if resume is not None and key in resume.done:
-            result.skipped += 1
-            if progress:
-                progress(len(body["turns"]))
-            continue
-        attempt = 0
-        while True:
-            try:
-                answer = client.add_session(space, body)
-                break
-            except InvalidInput as exc:
-                parts = _halves(body, exc)
-                if parts is None or result.resplits >= MAX_RESPLITS * max(1, len(bodies)):
-                    raise
-                result.resplits += 1
-                pending.extend(reversed(parts))
-                answer = None
-                break
-            except Unavailable as exc:
-                attempt += 1
-                wait = _wait(exc, attempt)
-                if wait is None:
-                    raise
-                time.sleep(wait)
-        if answer is None:
-            continue
-        result.add(answer)
-        if resume is not None:
-            resume.add(key)
-        if progress:
-            progress(len(body["turns"]))
-    return result
+    return _sync_run(client, _Run(space, bodies, "turns", resume, progress))
+
+
+def ingest_memories(
+    client: Client,
+    space: str,
+    memories: Iterable[Mapping[str, Any]],
+    *,
+    limits: Limits | None = None,
+    resume: Resume | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BulkResult:
+    """Store free memories in as many requests as the server's limits need (as
+    :func:`ingest_sessions`)."""
+    bodies = memory_requests(list(memories), limits or client.limits())
+    return _sync_run(client, _Run(space, bodies, "memories", resume, progress))
 
 
 async def ingest_sessions_async(
@@ -342,46 +440,22 @@ async def ingest_sessions_async(
     progress: Callable[[int], None] | None = None,
 ) -> BulkResult:
     """:func:`ingest_sessions` for the async client."""
-    import asyncio
-
     bodies = requests_of(list(sessions), limits or await client.limits())
-    result = BulkResult()
-    pending = list(reversed(bodies))
-    while pending:
-        body = pending.pop()
-        key = fingerprint(space, body)
-        if resume is not None and key in resume.done:
-            result.skipped += 1
-            if progress:
-                progress(len(body["turns"]))
-            continue
-        attempt = 0
-        answer: Any = None
-        while True:
-            try:
-                answer = await client.add_session(space, body)
-                break
-            except InvalidInput as exc:
-                parts = _halves(body, exc)
-                if parts is None or result.resplits >= MAX_RESPLITS * max(1, len(bodies)):
-                    raise
-                result.resplits += 1
-                pending.extend(reversed(parts))
-                break
-            except Unavailable as exc:
-                attempt += 1
-                wait = _wait(exc, attempt)
-                if wait is None:
-                    raise
-                await asyncio.sleep(wait)
-        if answer is None:
-            continue
-        result.add(answer)
-        if resume is not None:
-            resume.add(key)
-        if progress:
-            progress(len(body["turns"]))
-    return result
+    return await _async_run(client, _Run(space, bodies, "turns", resume, progress))
+
+
+async def ingest_memories_async(
+    client: AsyncClient,
+    space: str,
+    memories: Iterable[Mapping[str, Any]],
+    *,
+    limits: Limits | None = None,
+    resume: Resume | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BulkResult:
+    """:func:`ingest_memories` for the async client."""
+    bodies = memory_requests(list(memories), limits or await client.limits())
+    return await _async_run(client, _Run(space, bodies, "memories", resume, progress))
 
 
 def server_limits(status: int, payload: Any) -> Limits:

@@ -187,6 +187,17 @@ class Client:
         (:mod:`mnemograph.client.bulk`); idempotent, resumable (``resume``)."""
         return bulk.ingest_sessions(self, space, sessions, resume=resume, progress=progress)
 
+    def ingest_memories(
+        self,
+        space: str,
+        memories: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store any number of free memories, split like :meth:`ingest_sessions`."""
+        return bulk.ingest_memories(self, space, memories, resume=resume, progress=progress)
+
     # -- reading -------------------------------------------------------------------------
     def recall(
         self, space: str, query: str, k: int | None = None, **options: Any

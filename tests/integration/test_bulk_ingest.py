@@ -5,6 +5,7 @@ estimate split again, and a session arriving in parts numbered and linked as one
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.settings import Settings
-from mnemograph.client import Client, bulk
+from mnemograph.client import AsyncClient, Client, bulk
 from tests.cypher import statements
 from tests.integration.conftest import _serve
 
@@ -126,3 +127,20 @@ def test_the_cli_imports_in_parts_reruns_and_resumes(small, space, tmp_path: Pat
     assert again["unchanged"] == 21 and "stored" not in again and "memories" not in again
     assert recorded["unchanged"] == 21 and recorded["skipped_requests"] == 0
     assert resumed["requests"] == 0 and resumed["skipped_requests"] == recorded["requests"]
+
+
+def test_the_async_client_and_free_memories_split_too(small, space):
+    memories = [{"content": f"Decision {i}: the release train leaves every {i} days."}
+                for i in range(10)] + [{"content": LONG, "kind": "doc"}]  # fmt: skip
+
+    async def sessions() -> bulk.BulkResult:
+        async with AsyncClient(small) as mg:
+            return await mg.ingest_sessions(space, history("a"))
+
+    async_out = asyncio.run(sessions())
+    with Client(small) as mg:
+        first = mg.ingest_memories(space, memories)
+        again = mg.ingest_memories(space, memories)
+    assert async_out.requests >= 4 and async_out.decisions == {"stored": 21}
+    assert first.requests >= 2 and first.decisions == {"stored": 11}
+    assert again.decisions == {"unchanged": 11}
