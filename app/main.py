@@ -15,7 +15,18 @@ from app.admission import Admission
 from app.auth import require_key
 from app.mcp import http as mcp_http
 from app.observability import http as observability
-from app.routers import browser, context, graph, health, jobs, memories, recall, spaces, transfer
+from app.routers import (
+    browser,
+    context,
+    graph,
+    health,
+    jobs,
+    limits,
+    memories,
+    recall,
+    spaces,
+    transfer,
+)
 from app.services import build_services
 from app.settings import Settings
 from pipelines.engine import Engine
@@ -30,6 +41,7 @@ V1_ROUTERS = [
     jobs.router,
     recall.router,
     transfer.router,
+    limits.router,
 ]
 
 

@@ -92,21 +92,47 @@ def recall_overrides(pairs: Sequence[str]) -> Any:
         raise ValueError(f"{exc.field}: {exc.message}") from exc
 
 
-def ingest_batches(sessions: Sequence[CorpusSession], max_turns: int) -> list[list[CorpusSession]]:
-    """Group whole sessions into batches of at most ``max_turns`` turns (a longer session is a
-    batch of its own)."""
-    batches: list[list[CorpusSession]] = []
-    cur: list[CorpusSession] = []
-    n = 0
-    for s in sessions:
-        if cur and n + len(s.turns) > max_turns:
-            batches.append(cur)
-            cur, n = [], 0
-        cur.append(s)
-        n += len(s.turns)
-    if cur:
-        batches.append(cur)
-    return batches
+def ingest_batches(
+    sessions: Sequence[CorpusSession], max_turns: int, limits: Any = None
+) -> list[list[CorpusSession]]:
+    """Sessions in batches of at most ``max_turns`` turns and within the write path's limits
+    (``limits``: a :class:`mnemograph.client.bulk.Limits`; texts embedded, characters): the
+    SDK's splitter, so a session too long for one call goes in parts with its id (each turn
+    has its own id: the parts never collide)."""
+    from dataclasses import replace
+
+    from mnemograph.client import bulk
+
+    base = limits or bulk.DEFAULT_LIMITS
+    budget = replace(base.budget(), max_items_per_request=max_turns, max_request_bytes=2**62)
+    costs = [
+        [bulk.Cost(len(t.content), 1, bulk.estimate_inputs(t.content, t.speaker,
+                                                            budget.embedding_window))
+         for t in s.turns]
+        for s in sessions
+    ]  # fmt: skip
+    return [
+        [replace(sessions[p.session], turns=sessions[p.session].turns[p.start : p.end])
+         for p in batch]
+        for batch in bulk.pack(costs, budget, multi=True, part_items=base.max_items_per_request)
+    ]  # fmt: skip
+
+
+def write_limits(ingestor: Any) -> Any:
+    """The in-process write path's limits, as the SDK's splitter takes them."""
+    from mnemograph.client import bulk
+
+    config = ingestor.config
+    window = (
+        getattr(ingestor.encoder.embedder, "max_tokens", 0) or bulk.DEFAULT_LIMITS.embedding_window
+    )
+    return bulk.Limits(
+        max_items_per_request=config.max_turns_per_request,
+        max_content_chars=config.max_content_chars,
+        max_request_chars=config.max_request_chars,
+        max_embedding_inputs=config.max_embedding_inputs,
+        embedding_window=int(window),
+    )
 
 
 class MnemographSystem:
@@ -147,7 +173,7 @@ class MnemographSystem:
         options = IngestOptions(gate=False)
         t0 = time.perf_counter()
         turns = 0
-        batches = ingest_batches(sessions, self.batch_turns)
+        batches = ingest_batches(sessions, self.batch_turns, write_limits(self.ingestor))
         total = sum(len(s.turns) for s in sessions)
         bar = _bar(total, f"ingest {space}", self.progress and len(batches) > 1)
         for batch in batches:

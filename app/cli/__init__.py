@@ -11,6 +11,7 @@ import logging
 import sys
 
 from app.cli import commands, ingest, serve, transfer
+from app.cli.output import safe
 from mnemograph.client import MnemographError
 
 
@@ -36,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for noisy in ("httpx", "httpcore"):  # a line per request would print over the progress bar
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     args = parser().parse_args(argv)
     needs = getattr(args, "needs_space", ())
     if getattr(args, "action", None) in needs and not getattr(args, "space", None):
@@ -44,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except MnemographError as exc:
         where = f" (field: {exc.field})" if exc.field else ""
-        print(f"error: {exc.code}{where}: {exc.message}", file=sys.stderr)
+        print(safe(f"error: {exc.code}{where}: {exc.message}"), file=sys.stderr)
         return 2
 
 

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import get_args
 
-from app.cli.output import show
+from app.cli.output import safe, show
 from app.mcp import config, stdio
 from app.schemas.jobs import JobName
 from mnemograph.client import Client
@@ -46,7 +46,7 @@ def recall(args: argparse.Namespace) -> int:
              "content": h.content} for h in out.results]  # fmt: skip
     show(rows, False, ["score", "id", "time", "speaker", "content"])
     if out.abstain:
-        print(f"(weak evidence: {out.abstain_reason})")
+        print(safe(f"(weak evidence: {out.abstain_reason})"))
     return 0
 
 
@@ -56,7 +56,7 @@ def context(args: argparse.Namespace) -> int:
     if args.json:
         show(out, True)
     else:
-        print(out.prompt)
+        print(safe(out.prompt))
     return 0
 
 

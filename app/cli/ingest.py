@@ -3,20 +3,28 @@
 FILE is either the generic benchmark format (one JSON document: ``conversations`` ->
 ``sessions`` -> ``turns``; questions and other gold fields are ignored) or JSON Lines of
 messages (``{"role", "content", "speaker"?, "time"?, "session"?, "id"?}``, one per line;
-consecutive lines with the same ``session`` form one session)."""
+consecutive lines with the same ``session`` form one session).
+
+Any size goes in: the import is split into requests within the server's limits
+(``GET /v1/limits``; :mod:`mnemograph.client.bulk`), a long session sent in parts with its
+``session_id``. Turns without ids get stable ones (``<session>#<position>``), so running the
+same import again stores nothing twice; ``--resume FILE`` also skips the requests a previous,
+interrupted run had acknowledged."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from app.cli.commands import client
 from app.cli.output import show
+from mnemograph.client import Client
+from mnemograph.client.bulk import Resume
 
 TURN_FIELDS = ("id", "role", "speaker", "content", "time")
 
@@ -72,16 +80,16 @@ def sessions_of(path: Path) -> list[dict[str, Any]]:
 
 def ingest(args: argparse.Namespace) -> int:
     sessions = sessions_of(Path(args.file))
-    totals: dict[str, int] = {}
     turns = sum(len(s["turns"]) for s in sessions)
-    with client(args) as mg, tqdm(total=turns, unit="turn", disable=args.quiet) as bar:
+    resume = Resume.open(args.resume) if args.resume else None
+    with Client(args.url, args.api_key, timeout=args.timeout) as mg:
         mg.create_space(args.space)
-        for session in sessions:
-            out = mg.add_session(args.space, session)
-            for key, value in out.counts.items():
-                totals[key] = totals.get(key, 0) + value
-            bar.update(len(session["turns"]))
-    show({"space": args.space, "sessions": len(sessions), "turns": turns, **totals}, args.json)
+        with tqdm(total=turns, unit="turn", disable=args.quiet, file=sys.stderr) as bar:
+            out = mg.ingest_sessions(args.space, sessions, resume=resume, progress=bar.update)
+    summary = {"space": args.space, "sessions": len(sessions), "turns": turns,
+               "requests": out.requests, "skipped_requests": out.skipped,
+               **out.decisions, **out.counts}  # fmt: skip
+    show(summary, args.json)
     return 0
 
 
@@ -90,4 +98,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("file", help="generic benchmark JSON, or JSON Lines of messages")
     p.add_argument("--space", required=True, help="target space (created if missing)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--resume",
+        metavar="STATE",
+        help="state file: skip the requests a previous run acknowledged, record new ones",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=900.0, help="seconds to wait for one request (900)"
+    )
     p.set_defaults(func=ingest)

@@ -1,14 +1,31 @@
-"""How the CLI prints: aligned tables for people, JSON for scripts (``--json``)."""
+"""How the CLI prints: aligned tables for people, JSON for scripts (``--json``). Human output
+shows control and bidi characters escaped (:func:`safe`): stored text never drives the
+terminal (ESC sequences, BEL, a right-to-left override); JSON escapes them itself."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 MAX_CELL = 80
+
+#: C0 controls but tab and newline, DEL, C1 controls, bidi embeddings/overrides and isolates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    """``text`` with every control and bidi character shown as its escape (``\\x1b``,
+    ``\\u202e``); newlines and tabs stay."""
+    return _UNSAFE.sub(_escape, text)
 
 
 def plain(value: Any) -> Any:
@@ -22,7 +39,10 @@ def plain(value: Any) -> Any:
 
 
 def emit_json(value: Any) -> None:
-    print(json.dumps(plain(value), indent=2, ensure_ascii=False, default=str))
+    """JSON, with C1 controls and bidi characters written as ``\\uXXXX`` like the C0 ones
+    (the same values once parsed; only inside strings can they occur)."""
+    text = json.dumps(plain(value), indent=2, ensure_ascii=False, default=str)
+    print(_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def _cell(value: Any) -> str:
@@ -31,7 +51,7 @@ def _cell(value: Any) -> str:
         if value is None
         else (json.dumps(value) if isinstance(value, dict | list) else str(value))
     )
-    text = " ".join(text.split())
+    text = " ".join(safe(text).split())
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
@@ -53,6 +73,6 @@ def show(value: Any, as_json: bool, columns: Sequence[str] | None = None) -> Non
     elif isinstance(data, dict):
         width = max((len(k) for k in data), default=0)
         for key, val in data.items():
-            print(f"{key.rjust(width)}  {_cell(val)}")
+            print(f"{safe(key).rjust(width)}  {_cell(val)}")
     else:
-        print(data)
+        print(safe(str(data)))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import httpx
 
-from mnemograph.client import models
+from mnemograph.client import bulk, models
 from mnemograph.client.base import (
     ClientConfig,
     connection_failed,
@@ -165,6 +165,43 @@ class AsyncClient:
 
     async def delete_memory(self, space: str, memory_id: str) -> models.MemoryDeleted:
         return await self._one(E.delete_memory(space, memory_id))
+
+    # -- large imports (mnemograph.client.bulk) ----------------------------------------
+    async def limits(self) -> bulk.Limits:
+        """The server's request limits (``GET /v1/limits``); the defaults when it has none."""
+        response = await self._send(Call("GET", "/v1/limits", dict))
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        return bulk.server_limits(response.status_code, payload)
+
+    async def ingest_sessions(
+        self,
+        space: str,
+        sessions: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store sessions of any size: split into requests within the server's limits
+        (:mod:`mnemograph.client.bulk`); idempotent, resumable (``resume``)."""
+        return await bulk.ingest_sessions_async(
+            self, space, sessions, resume=resume, progress=progress
+        )
+
+    async def ingest_memories(
+        self,
+        space: str,
+        memories: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store any number of free memories, split like :meth:`ingest_sessions`."""
+        return await bulk.ingest_memories_async(
+            self, space, memories, resume=resume, progress=progress
+        )
 
     # -- reading -------------------------------------------------------------------------
     async def recall(

@@ -45,6 +45,7 @@ ROUTES: dict[str, Route] = {
     # health
     "health": Route("GET", "/healthz"),
     "ready": Route("GET", "/readyz"),
+    "limits": Route("GET", "/v1/limits"),
     # spaces (creating an existing id returns it unchanged: safe to resend)
     "list_spaces": Route("GET", "/v1/spaces"),
     "iter_spaces": Route("GET", "/v1/spaces"),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import httpx
 
-from mnemograph.client import models
+from mnemograph.client import bulk, models
 from mnemograph.client.base import (
     ClientConfig,
     connection_failed,
@@ -164,6 +164,39 @@ class Client:
 
     def delete_memory(self, space: str, memory_id: str) -> models.MemoryDeleted:
         return self._one(E.delete_memory(space, memory_id))
+
+    # -- large imports (mnemograph.client.bulk) ----------------------------------------
+    def limits(self) -> bulk.Limits:
+        """The server's request limits (``GET /v1/limits``); the defaults when it has none."""
+        response = self._send(Call("GET", "/v1/limits", dict))
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        return bulk.server_limits(response.status_code, payload)
+
+    def ingest_sessions(
+        self,
+        space: str,
+        sessions: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store sessions of any size: split into requests within the server's limits
+        (:mod:`mnemograph.client.bulk`); idempotent, resumable (``resume``)."""
+        return bulk.ingest_sessions(self, space, sessions, resume=resume, progress=progress)
+
+    def ingest_memories(
+        self,
+        space: str,
+        memories: Iterable[Mapping[str, Any]],
+        *,
+        resume: bulk.Resume | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> bulk.BulkResult:
+        """Store any number of free memories, split like :meth:`ingest_sessions`."""
+        return bulk.ingest_memories(self, space, memories, resume=resume, progress=progress)
 
     # -- reading -------------------------------------------------------------------------
     def recall(

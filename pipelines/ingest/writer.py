@@ -76,6 +76,7 @@ class Writer:
             spaces.lock_for_write(tx, space)
             recheck(tx)
             stage_of = self._assign_stages(tx, space, spans)
+            tails = self._continue_sessions(tx, space, sessions)
             counts = []
             pairs: list[tuple[Item, Item]] = []
             touched = []
@@ -95,6 +96,8 @@ class Writer:
                 if any(it.stored for it in items):
                     touched.append(sid)
             self._link_next(tx, space, pairs)
+            if tails:
+                tx.run("ingest/create_next", space=space, pairs=tails)
             session_documents.refresh(tx, space, touched, self.config.session_document_max_memories)
             analysed()
             # Entity planning counts the space's memories up to each session, as if the
@@ -170,6 +173,33 @@ class Writer:
             if self.config.stage_vectors:
                 self._stage_vectors(tx, space, stored)
         return counts
+
+    def _continue_sessions(
+        self, tx: Tx, space: str, sessions: Sequence[tuple[str, str | None, list[Item]]]
+    ) -> list[list[str]]:
+        """A session arriving in parts: the new turns of a request continue the session's
+        earlier memories (those not in the request): numbered after its last turn index,
+        and the first of them linked NEXT from that last memory. Returns those links."""
+        rows = tx.run(
+            "ingest/session_tails",
+            space=space,
+            sessions=[{"id": sid, "n": len(items) + 1} for sid, _, items in sessions],
+        )
+        last_of = {r["session_id"]: r["last"] for r in rows}
+        links: list[list[str]] = []
+        for sid, _, items in sessions:
+            ids = {it.id for it in items}
+            tail = next((m for m in last_of.get(sid, []) if m["id"] not in ids), None)
+            if tail is None:
+                continue
+            offset = int(tail["turn_index"]) + 1
+            for it in items:
+                if not it.existing and it.turn_index is not None:
+                    it.turn_index = offset + it.index
+            first = next((it for it in items if it.existing or it.stored), None)
+            if first is not None and not first.existing:
+                links.append([str(tail["id"]), first.id])
+        return links
 
     def _link_next(self, tx: Tx, space: str, pairs: Sequence[tuple[Item, Item]]) -> None:
         """NEXT links between consecutive turns: created outright where either end is new

@@ -4,6 +4,8 @@ both file formats, recall, context, jobs, export and a verified, idempotent impo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -78,3 +80,32 @@ def test_cli_end_to_end(live, tmp_path: Path, capsys):
     assert "invalid_input (field: k)" in capsys.readouterr().err
     for sid in (space, copy):
         assert run(capsys, "spaces", "delete", sid, *url)[0] == 0
+
+
+UNSAFE = "red \x1b[31mALERT\x07 \x00 \u202eevil\u2066 \x9b end"
+
+
+def test_the_cli_never_prints_control_or_bidi_characters(live, tmp_path: Path, capsys):
+    """Stored ESC/BEL/NUL/C1/bidi characters are shown escaped in tables, not printed raw in
+    the context, escaped in JSON too (the same value once parsed); a real process logs no
+    HTTP request over its progress bar on stderr."""
+    space = f"cli-esc-{uuid.uuid4().hex[:8]}"
+    chat = tmp_path / "esc.jsonl"
+    chat.write_text(json.dumps({"role": "user", "content": f"The launch code is {UNSAFE}"}))
+    url = ("--url", live.url)
+    ingested = subprocess.run(
+        [sys.executable, "-m", "app", "ingest", str(chat), "--space", space, *url],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    assert "HTTP Request" not in ingested.stderr and "turn" in ingested.stderr  # the bar
+    try:
+        calls = [("recall",), ("context",), ("recall", "--json")]
+        outs = [run(capsys, c[0], "launch code", "--space", space, *c[1:], *url)[1] for c in calls]
+    finally:
+        run(capsys, "spaces", "delete", space, *url)
+    for out in outs:
+        assert not any(c in out for c in "\x1b\x07\x00\u202e\u2066\x9b")
+    table, prompt, as_json = outs
+    assert "\\x1b[31mALERT\\x07 \\x00" in table and "\\u202eevil\\u2066 \\x9b" in table
+    assert "ALERT" in prompt  # (the server's context writes them as character references)
+    assert UNSAFE in json.loads(as_json)["results"][0]["content"]

@@ -86,6 +86,11 @@ export class Client {
     return this.call({ route: "readyz", options });
   }
 
+  /** The server's request limits (items, characters, body bytes, embedding inputs per request). */
+  limits(options?: CallOptions): Promise<T.Limits> {
+    return this.call({ route: "limits", options });
+  }
+
   /** The Neo4j Browser guide (HTML) the server serves. */
   async browserGuide(options?: CallOptions): Promise<string> {
     return await (await this.http.send({ route: "browserGuide", options })).text();

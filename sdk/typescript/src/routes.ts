@@ -14,6 +14,7 @@ export interface Route {
 export const ROUTES = {
   healthz: { method: "GET", path: "/healthz", idempotent: true },
   readyz: { method: "GET", path: "/readyz", idempotent: true },
+  limits: { method: "GET", path: "/v1/limits", idempotent: true },
   browserGuide: { method: "GET", path: "/browser/guide", idempotent: true },
   browserStyle: { method: "GET", path: "/browser/style.grass", idempotent: true },
   listSpaces: { method: "GET", path: "/v1/spaces", idempotent: true },

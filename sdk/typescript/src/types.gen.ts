@@ -361,6 +361,23 @@ export interface JobRunList {
   runs: Array<JobRun>;
 }
 
+export interface Limits {
+  /** Most turns (or memories) in one request. */
+  max_items_per_request: number;
+  /** Longest content of one memory, in characters. */
+  max_content_chars: number;
+  /** Most content characters in one request. */
+  max_request_chars: number;
+  /** Largest request body (MNEMOGRAPH_MAX_REQUEST_BYTES). */
+  max_request_bytes: number;
+  /** Most texts the model may read for one request: one per new memory that fits its window, one per chunk of a longer one (MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS). */
+  max_embedding_inputs: number;
+  /** The embedding model's window in word pieces (a text with no more characters than this fits it whole; a longer one may be chunked). */
+  embedding_window: number;
+  /** Longest an ingest request may work (MNEMOGRAPH_INGEST_DEADLINE_SECONDS). */
+  ingest_deadline_seconds: number;
+}
+
 export interface MemoriesCreate {
   /** Run the encoding gate (default: the space's setting, off by default). */
   gate?: boolean | null;

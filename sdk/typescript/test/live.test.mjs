@@ -44,6 +44,7 @@ describe("health and browser", () => {
   test("healthz, readyz, the Browser guide and style", async () => {
     assert.deepEqual(await mg.healthz(), { status: "ok" });
     assert.equal((await mg.readyz()).ready, true);
+    assert.ok((await mg.limits()).max_embedding_inputs > 0);
     assert.match(await mg.browserGuide(), /<article|<section|<h\d/i);
     assert.match(await mg.browserStyle(), /node/);
   });
