@@ -87,6 +87,9 @@ class GraphConfig:
 
 _SCALARS = (str, int, float, bool, type(None))
 
+#: How Neo4j reports a transaction it ended at its timeout (running, or waiting on a lock).
+_TIMED_OUT = ("TransactionTimedOut", "LockClientStopped", "Transaction.Terminated")
+
 
 def _plain(value: Any) -> Any:
     """``Record.data()``'s conversion (nodes and relationships to dicts), minus its cost on
@@ -284,13 +287,14 @@ class GraphStore:
         the commit of a write attempt (Neo4j rolls back a transaction whose connection dies
         before its commit, and an error it answers to the commit is a rollback)."""
         unknown = False  # an attempt's commit may have gone through
+        timeout = self._tx_timeout(mode)
 
         def attempt() -> T:
             nonlocal unknown
             db = self.config.database
             with (
                 self.driver.session(database=db, default_access_mode=mode) as s,
-                s.begin_transaction(timeout=self._tx_timeout(mode)) as tx,
+                s.begin_transaction(timeout=timeout) as tx,
             ):
                 result = work(Tx(tx, self._statements, self.warmer))
                 try:
@@ -298,7 +302,9 @@ class GraphStore:
                 except Neo4jError:
                     raise  # the server answered the commit with an error: rolled back
                 except BaseException:
-                    unknown = unknown or mode == WRITE_ACCESS
+                    if mode == WRITE_ACCESS:
+                        unknown = True
+                        note_commit()  # its outcome is unknown: count it as written
                     raise
                 if mode == WRITE_ACCESS:
                     note_commit()
@@ -308,11 +314,10 @@ class GraphStore:
         try:
             return self._breaker.run(attempt, c.max_transaction_retry_time_s, c.first_retry_delay_s)
         except Neo4jError as exc:
-            if mode == WRITE_ACCESS and "TransactionTimedOut" in (exc.code or ""):
+            if timeout is not None and any(c in (exc.code or "") for c in _TIMED_OUT):
                 raise GraphUnavailable(
-                    f"Neo4j is slow after a restart: the write took longer than "
-                    f"{self._tx_timeout(mode)} s and was rolled back, nothing was written; "
-                    "retry shortly"
+                    f"Neo4j is slow after a restart: the write took longer than {timeout:g} s "
+                    "and was rolled back, nothing was written; retry shortly"
                 ) from exc
             mark(exc, unknown)
             raise
