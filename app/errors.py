@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import re
+import time
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -19,9 +21,13 @@ from pipelines.graph import GraphUnavailable, marked, request_committed, trackin
 log = logging.getLogger("mnemograph.app")
 
 
+_JOB_RUN = re.compile(r"^/v1/spaces/[^/]+/jobs/[^/]+$")
+
+
 class TrackWrites:
     """ASGI middleware: each HTTP request records the write transactions it commits, so that
-    its 503 can say whether it may have written (:func:`pipelines.graph.tracking`)."""
+    its 503 can say whether it may have written (:func:`pipelines.graph.tracking`), and
+    when it started (the budget of its Neo4j work while Neo4j recovers from a restart)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -30,7 +36,9 @@ class TrackWrites:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        with tracking():
+        # a job run may take minutes: its Neo4j work has no budget while Neo4j recovers
+        started = None if _JOB_RUN.match(scope["path"]) else time.monotonic()
+        with tracking(started):
             await self.app(scope, receive, send)
 
 

@@ -29,6 +29,7 @@ from pipelines.graph_faults import (
     marked,
     note_commit,
     request_committed,
+    request_started,
     tracking,
 )
 from pipelines.graph_warmup import Key, PlanWarmer
@@ -44,6 +45,7 @@ __all__ = [
     "marked",
     "note_commit",
     "request_committed",
+    "request_started",
     "tracking",
 ]
 
@@ -75,17 +77,21 @@ class GraphConfig:
     #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
     #: first) for at most this long before requests are let through (0: none), the rest after.
     plan_warmup_budget_s: float = 5.0
-    #: For this long after the breaker closes again, the store is *recovering* (cold plans,
-    #: a cold JVM) and a write transaction has a server-side timeout of
-    #: ``recovering_write_timeout_s`` (0: none): it answers, or is refused, within it.
+    #: For this long after the breaker closes again (and while the statements not planned
+    #: before are planned) the store is *recovering*: cold plans, a cold JVM. A request's
+    #: transactions then have server-side timeouts that end them ``recovering_budget_s``
+    #: after the request started (0: none): it answers, or is refused, within it.
     recovering_window_s: float = 30.0
-    recovering_write_timeout_s: float = 4.0
+    recovering_budget_s: float = 4.5
     #: While Neo4j answers, one query this often checks that it still does, so work in flight
     #: learns at once that it died (0: only failed calls tell).
     liveness_interval_s: float = 1.0
 
 
 _SCALARS = (str, int, float, bool, type(None))
+
+#: The shortest server-side timeout worth a transaction (less: refused before it opens).
+MIN_TX_TIMEOUT_S = 0.05
 
 #: How Neo4j reports a transaction it ended at its timeout (running, or waiting on a lock).
 _TIMED_OUT = ("TransactionTimedOut", "LockClientStopped", "Transaction.Terminated")
@@ -287,10 +293,11 @@ class GraphStore:
         the commit of a write attempt (Neo4j rolls back a transaction whose connection dies
         before its commit, and an error it answers to the commit is a rollback)."""
         unknown = False  # an attempt's commit may have gone through
-        timeout = self._tx_timeout(mode)
+        timeout: float | None = None  # the last attempt's server-side timeout
 
         def attempt() -> T:
-            nonlocal unknown
+            nonlocal unknown, timeout
+            timeout = self._tx_timeout()
             db = self.config.database
             with (
                 self.driver.session(database=db, default_access_mode=mode) as s,
@@ -316,8 +323,9 @@ class GraphStore:
         except Neo4jError as exc:
             if timeout is not None and any(c in (exc.code or "") for c in _TIMED_OUT):
                 raise GraphUnavailable(
-                    f"Neo4j is slow after a restart: the write took longer than {timeout:g} s "
-                    "and was rolled back, nothing was written; retry shortly"
+                    "Neo4j is slow after a restart: the request passed its "
+                    f"{self.config.recovering_budget_s:g} s and its transaction was rolled "
+                    "back; retry shortly"
                 ) from exc
             mark(exc, unknown)
             raise
@@ -325,14 +333,22 @@ class GraphStore:
             mark(exc, unknown)
             raise
 
-    def _tx_timeout(self, mode: str) -> float | None:
-        """The server-side timeout of a transaction: none, but for a write while the store
-        recovers from a Neo4j restart (its plans are cold): a write then answers, or is rolled
-        back and refused, within ``recovering_write_timeout_s``."""
-        limit = self.config.recovering_write_timeout_s
-        if mode != WRITE_ACCESS or limit <= 0 or not self._breaker.recovering:
+    def _tx_timeout(self) -> float | None:
+        """The server-side timeout of a transaction: none, but while the store recovers from a
+        Neo4j restart (cold plans) what is left of the request's ``recovering_budget_s``
+        (a request past it is refused before its transaction opens). Work outside a budgeted
+        request (jobs, in-process calls) has none."""
+        budget = self.config.recovering_budget_s
+        started = request_started()
+        if budget <= 0 or started is None or not self._breaker.recovering:
             return None
-        return limit
+        left = budget - (time.monotonic() - started)
+        if left < MIN_TX_TIMEOUT_S:
+            raise GraphUnavailable(
+                f"Neo4j is recovering from a restart and the request used its {budget:g} s; "
+                "its next transaction was not started; retry shortly"
+            )
+        return left
 
     def check_available(self) -> None:
         """:class:`GraphUnavailable` at once while Neo4j is known to be down (long work in

@@ -56,15 +56,18 @@ class WriteLog:
     its commit's outcome is unknown)."""
 
     committed: bool = False
+    #: time.monotonic() the request started, when its Neo4j work has a budget while the
+    #: store recovers from a restart (``None``: no budget, a job run)
+    started: float | None = None
 
 
 _current: ContextVar[WriteLog | None] = ContextVar("mnemograph_write_log", default=None)
 
 
 @contextmanager
-def tracking() -> Iterator[WriteLog]:
-    """A fresh record for the code run inside (one request)."""
-    log = WriteLog()
+def tracking(started: float | None = None) -> Iterator[WriteLog]:
+    """A fresh record for the code run inside (one request, started at ``started``)."""
+    log = WriteLog(started=started)
     token = _current.set(log)
     try:
         yield log
@@ -82,6 +85,12 @@ def note_commit() -> None:
 def request_committed() -> bool:
     log = _current.get()
     return log is not None and log.committed
+
+
+def request_started() -> float | None:
+    """When the current request started (``None``: none, or one without a budget)."""
+    log = _current.get()
+    return None if log is None else log.started
 
 
 def mark(exc: BaseException, may_have_committed: bool = True) -> BaseException:
@@ -130,6 +139,7 @@ class Breaker:
         self._settle = settle
         self._recovering_s = recovering_s
         self._recovered_at = 0.0  # time.monotonic() until which the breaker is recovering
+        self._settling = False
         self._warming = False
         self._open = False
         self._lock = threading.Lock()
@@ -141,8 +151,9 @@ class Breaker:
 
     @property
     def recovering(self) -> bool:
-        """The breaker closed again within the last ``recovering_s`` seconds."""
-        return time.monotonic() < self._recovered_at
+        """The breaker closed again within the last ``recovering_s`` seconds, or the rest of
+        the statements are still being planned."""
+        return self._settling or time.monotonic() < self._recovered_at
 
     def watch(self, every: float) -> None:
         """Probe Neo4j every ``every`` seconds while the breaker is closed and open it when
@@ -174,10 +185,14 @@ class Breaker:
             if self.reachable() and self._warmed():
                 with self._lock:
                     self._recovered_at = time.monotonic() + self._recovering_s
+                    self._settling = self._settle is not None
                     self._open = False
                 if self._settle is not None:
-                    with contextlib.suppress(Exception):  # best effort, requests flow again
-                        self._settle()
+                    try:
+                        with contextlib.suppress(Exception):  # best effort, requests flow
+                            self._settle()
+                    finally:
+                        self._settling = False
                 return
 
     def _warmed(self) -> bool:

@@ -1,8 +1,8 @@
 """What a failure says it wrote, against a real Neo4j behind a TCP proxy the tests cut: a write
 cut before its commit says nothing was written, one cut at its commit that it may have been;
 every 503 body carries ``may_have_committed``; a liveness probe opens the breaker when Neo4j
-dies though no call failed; a write while the store recovers from a restart is rolled back
-and refused within its timeout; a failed lease release is retried with the run's last record;
+dies though no call failed; a request while the store recovers from a restart is rolled back
+and refused within its budget; a failed lease release is retried with the run's last record;
 a job run read after its space's erasure is "space not found"."""
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def test_the_liveness_probe_opens_the_breaker_when_neo4j_dies_without_a_failed_c
         proxy.close()
 
 
-def test_a_slow_write_while_recovering_is_rolled_back_and_refused_within_its_timeout(
+def test_while_recovering_a_request_is_rolled_back_and_refused_within_its_budget(
     neo4j_uri: str, probe_node: str, engine: Engine
 ) -> None:
     config = GraphConfig(
@@ -149,7 +149,7 @@ def test_a_slow_write_while_recovering_is_rolled_back_and_refused_within_its_tim
         unavailable_backoff_s=0.1,
         liveness_interval_s=0,
         recovering_window_s=60.0,
-        recovering_write_timeout_s=0.5,
+        recovering_budget_s=0.5,
         max_transaction_retry_time_s=1.0,
     )
     store = GraphStore(config).using(_statements)
@@ -169,10 +169,13 @@ def test_a_slow_write_while_recovering_is_rolled_back_and_refused_within_its_tim
         blocker.start()
         assert locked.wait(10)
         t0 = time.monotonic()
-        with pytest.raises(GraphUnavailable, match="rolled back") as caught:
-            store.write("probe/set", id=probe_node, v=9)
+        with pytest.raises(GraphUnavailable, match="rolled back") as caught, tracking(t0):
+            store.write("probe/set", id=probe_node, v=9)  # a request's write, on the lock
         assert time.monotonic() - t0 < 3.0
         assert caught.value.may_have_committed is False
+        with pytest.raises(GraphUnavailable, match="not started"), tracking(t0 - 1.0):
+            store.read("probe/get", id=probe_node)  # its budget is spent: refused at once
+        assert store.read("probe/get", id=probe_node) == [{"v": None}]  # no budget, no lock
     finally:
         done.set()
         blocker.join(10)
