@@ -127,7 +127,7 @@ class Admission:
             f"retry after {self.retry_after_seconds} s"
         )
         response = JSONResponse(
-            error_body("overloaded", message),
+            error_body("overloaded", message, may_have_committed=False),
             status_code=503,
             headers={"Retry-After": str(self.retry_after_seconds)},
         )

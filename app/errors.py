@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -12,18 +13,79 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pipelines.errors import DomainError
-from pipelines.graph import GraphUnavailable
+from pipelines.graph import GraphUnavailable, marked, request_committed, tracking
 
 log = logging.getLogger("mnemograph.app")
 
-#: A 503 says when to come back (seconds).
-RETRY_AFTER = {"Retry-After": "1"}
+
+_JOB_RUN = re.compile(r"^/v1/spaces/[^/]+/jobs/[^/]+$")
 
 
-def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "field": field}}
+class TrackWrites:
+    """ASGI middleware: each HTTP request records the write transactions it commits, so that
+    its 503 can say whether it may have written (:func:`pipelines.graph.tracking`), and
+    when it started (the budget of its Neo4j work while Neo4j recovers from a restart)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # a job run may take minutes: its Neo4j work has no budget while Neo4j recovers
+        started = None if _JOB_RUN.match(scope["path"]) else time.monotonic()
+        with tracking(started):
+            await self.app(scope, receive, send)
+
+
+def error_body(
+    code: str, message: str, field: str | None = None, may_have_committed: bool | None = None
+) -> dict[str, Any]:
+    """The error document; a 503 or 504 also says whether the work may have committed."""
+    body: dict[str, Any] = {"code": code, "message": message, "field": field}
+    if may_have_committed is not None:
+        body["may_have_committed"] = may_have_committed
+    return {"error": body}
+
+
+def _is_read(request: Request) -> bool:
+    """A route that never writes: its 503 never may have committed."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return True
+    return request.method == "POST" and request.url.path.endswith(("/recall", "/context"))
+
+
+def may_have_committed(request: Request, exc: BaseException, unknown: bool) -> bool:
+    """Whether a failed request may have written: what the failure says (``unknown``
+    when it says nothing), or any write transaction the request committed before it."""
+    if _is_read(request):
+        return False
+    said = marked(exc)
+    return (unknown if said is None else said) or request_committed()
+
+
+def unavailable(
+    request: Request,
+    exc: BaseException,
+    code: str,
+    message: str,
+    *,
+    field: str | None = None,
+    status: int = 503,
+    retry_after: str = "1",
+    unknown: bool = False,
+) -> JSONResponse:
+    """A 503 (or 504) in the one shape, with ``Retry-After`` and ``may_have_committed``."""
+    committed = may_have_committed(request, exc, unknown)
+    return JSONResponse(
+        error_body(code, message, field, committed),
+        status_code=status,
+        headers={"Retry-After": retry_after},
+    )
 
 
 def _field_of(error: dict[str, Any]) -> str | None:
@@ -51,14 +113,19 @@ def _message_of(error: dict[str, Any]) -> str:
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
-    async def _domain(_: Request, exc: DomainError) -> JSONResponse:
-        wait = getattr(exc, "retry_after", None)  # a deadline says how long it allowed
-        headers = (
-            ({"Retry-After": str(wait)} if wait else RETRY_AFTER) if exc.status == 503 else None
-        )
-        return JSONResponse(
-            error_body(exc.code, exc.message, exc.field), status_code=exc.status, headers=headers
-        )
+    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+        if exc.status in (503, 504):
+            wait = getattr(exc, "retry_after", None)  # a deadline says how long it allowed
+            return unavailable(
+                request,
+                exc,
+                exc.code,
+                exc.message,
+                field=exc.field,
+                status=exc.status,
+                retry_after=str(wait) if wait else "1",
+            )
+        return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -83,10 +150,8 @@ def install(app: FastAPI) -> None:
         )
 
     @app.exception_handler(GraphUnavailable)
-    async def _graph(_: Request, exc: GraphUnavailable) -> JSONResponse:
-        return JSONResponse(
-            error_body("graph_unavailable", str(exc)), status_code=503, headers=RETRY_AFTER
-        )
+    async def _graph(request: Request, exc: GraphUnavailable) -> JSONResponse:
+        return unavailable(request, exc, "graph_unavailable", str(exc))
 
     @app.exception_handler(ConstraintError)
     async def _constraint(_: Request, exc: ConstraintError) -> JSONResponse:
@@ -96,13 +161,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Neo4jError)
     @app.exception_handler(DriverError)
-    async def _driver(_: Request, exc: Exception) -> JSONResponse:
-        """Any other database or driver failure: the caller may retry; never a 500."""
+    async def _driver(request: Request, exc: Exception) -> JSONResponse:
+        """Any other database or driver failure: the caller may retry; never a 500. Unless
+        the store said otherwise, a write route's outcome is unknown."""
         log.warning("database error: %s", exc, exc_info=exc)
         message = f"the database could not complete the request ({type(exc).__name__})"
-        return JSONResponse(
-            error_body("graph_error", message), status_code=503, headers=RETRY_AFTER
-        )
+        return unavailable(request, exc, "graph_error", message, unknown=True)
 
     @app.exception_handler(UnicodeEncodeError)
     async def _surrogate(_: Request, exc: UnicodeEncodeError) -> JSONResponse:

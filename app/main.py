@@ -78,6 +78,7 @@ def create_app(
     app.state.settings = settings
     app.state.services = None
     errors.install(app)
+    app.add_middleware(errors.TrackWrites)
     app.add_middleware(
         Admission,
         limits=settings.parsed_admission_limits,

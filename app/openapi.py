@@ -24,7 +24,8 @@ _WHY = {
     404: "The space, or the item named in the path, does not exist.",
     409: "A conflicting write: the same id with other content, or the space is being erased.",
     422: "Invalid input; `error.field` names the field.",
-    503: "Overloaded or Neo4j unavailable: retry after `Retry-After` seconds.",
+    503: "Overloaded or Neo4j unavailable: retry after `Retry-After` seconds; "
+    "`error.may_have_committed` says whether the work may have been written (docs/errors.md).",
 }
 
 

@@ -92,6 +92,9 @@ class Attempt:
     status: int | str
     seconds: float
     plain_5xx: bool
+    started: float = 0.0  # time.monotonic() when it was sent
+    code: str = ""  # the error code of a failed answer
+    may_have_committed: bool | None = None  # what a 503 said (None: not said)
 
 
 @dataclass
@@ -173,13 +176,15 @@ class Writers:
                 sid = f"c{self.trial}-w{w}-s{k}-{uuid.uuid4().hex[:6]}"
                 k += 1
                 body = campaign.turns_body(sid, self._chunk(), sid)
+                sent = time.monotonic()
                 out = call(client, "POST", f"/v1/spaces/{INGEST_SPACE}/sessions", body)
                 self.recorder.add("POST sessions", out)
                 ids = [t["id"] for t in body["turns"]]
+                attempt = Attempt(self.trial, sid, ids, out.status, out.seconds, out.plain_5xx)
+                attempt.started, attempt.code = sent, _error_code(out)
+                attempt.may_have_committed = _may_have_committed(out)
                 with self.lock:
-                    self.attempts.append(
-                        Attempt(self.trial, sid, ids, out.status, out.seconds, out.plain_5xx)
-                    )
+                    self.attempts.append(attempt)
                 if not out.ok:
                     time.sleep(0.5)  # the server is down or refusing: do not spin
 
@@ -278,6 +283,41 @@ def _error_code(out: Outcome) -> str:
     return str(error.get("code")) if isinstance(error, dict) else ""
 
 
+def _may_have_committed(out: Outcome) -> bool | None:
+    """What a 503/504 body says of its work (``None``: another status, or not said)."""
+    error = out.body.get("error") if isinstance(out.body, dict) else None
+    value = error.get("may_have_committed") if isinstance(error, dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def first_write(base_url: str, recorder: Recorder) -> dict[str, Any]:
+    """The first write once Neo4j is ready again: its time to an answer and the answer."""
+    with httpx.Client(base_url=base_url) as client:
+        out = probe_call(client, "write", timeout=60.0)
+    recorder.add("first write after restart", out)
+    return {
+        "seconds": _r(out.seconds),
+        "status": out.status,
+        "code": _error_code(out),
+        "may_have_committed": _may_have_committed(out),
+    }
+
+
+def in_flight_at(attempts: list[Attempt], t_kill: float) -> list[dict[str, Any]]:
+    """The writes sent before the kill and answered after it: time from the kill to the
+    answer, the answer, and what a 503 said of its work."""
+    return [
+        {
+            "after_kill_s": _r(a.started + a.seconds - t_kill),
+            "status": a.status,
+            "code": a.code,
+            "may_have_committed": a.may_have_committed,
+        }
+        for a in attempts
+        if a.started < t_kill < a.started + a.seconds
+    ]
+
+
 # --------------------------------------------------------------------------- accounting
 
 
@@ -287,6 +327,7 @@ def account(base_url: str, attempts: list[Attempt], recorder: Recorder) -> dict[
     partial: list[str] = []
     unacked_stored = 0
     unreadable: list[str] = []
+    said_nothing_but_stored: list[str] = []
     refused = [a for a in attempts if a.status == "conn_refused"]
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         for a in attempts:
@@ -306,6 +347,8 @@ def account(base_url: str, attempts: list[Attempt], recorder: Recorder) -> dict[
                 partial.append(a.session_id)
             if not acked and found == len(a.turn_ids):
                 unacked_stored += 1
+            if a.may_have_committed is False and found:
+                said_nothing_but_stored.append(a.session_id)
     return {
         "sessions": len(attempts),
         "acknowledged_sessions": sum(a.status == 201 for a in attempts),
@@ -313,6 +356,9 @@ def account(base_url: str, attempts: list[Attempt], recorder: Recorder) -> dict[
         "lost_turns": lost_turns,
         "partial_sessions": partial,
         "unacknowledged_but_stored": unacked_stored,
+        "said_not_committed_but_stored": said_nothing_but_stored,
+        "said_may_have_committed": sum(a.may_have_committed is True for a in attempts),
+        "said_not_committed": sum(a.may_have_committed is False for a in attempts),
         "refused_before_sending": len(refused),
         "unreadable_turns": unreadable[:20],
     }
@@ -478,6 +524,7 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
         t_service = time.monotonic()
         prober.stop_launching()
         trial["neo4j_down_s"] = round(time.monotonic() - t_kill, 1)
+        trial["first_write"] = first_write(ctx.api.base_url, ctx.recorder)
         recovered, failures = wait_recovered(ctx.api.base_url, ctx.recorder, cap=120.0)
         trial["recovery_s"] = _r(recovered)
         trial["recovery_failures"] = dict(failures)
@@ -500,9 +547,13 @@ def run_trial(ctx: Context, index: int, target: str, mode: str) -> dict[str, Any
         ctx.api.kill9()
         trial["api_restart_s"] = round(ctx.api.start(), 1)
     writers.join()
+    trial["in_flight"] = in_flight_at(writers.attempts, t_kill)
     if job is not None:
         job.join(args.request_timeout + 30)
         trial["job_answer"] = job.outcome.status if job.outcome is not None else None
+        if job.outcome is not None and job.started + job.outcome.seconds > t_kill:
+            trial["job_answer_after_kill_s"] = _r(job.started + job.outcome.seconds - t_kill)
+            trial["job_may_have_committed"] = _may_have_committed(job.outcome)
         trial.update(wait_job_runs_again(ctx, wall, kill_wall, args.lease_wait, t_service))
     ctx.attempts.extend(writers.attempts)
     trial["accounting"] = account(ctx.api.base_url, writers.attempts, ctx.recorder)
@@ -549,6 +600,10 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
     lost = sum(t["accounting"]["lost_turns"] for t in trials)
     partial = sum(len(t["accounting"]["partial_sessions"]) for t in trials)
     p95_down = percentile([p["seconds"] for p in down], 95)
+    in_flight = [x for t in neo for x in t.get("in_flight", [])]
+    firsts = [t["first_write"] for t in neo if "first_write" in t]
+    late_writes = [p for p in down if p["kind"] == "write" and p.get("phase") == "starting"]
+    said_nothing = sum(len(t["accounting"]["said_not_committed_but_stored"]) for t in trials)
     return {
         "neo4j_trials": len(neo),
         "api_trials": len(api),
@@ -582,6 +637,20 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
         "readyz_down_seconds": _summary([p["seconds"] for p in readyz]),
         "readyz_down_statuses": dict(Counter(str(p["status"]) for p in readyz)),
         "recovery_seconds": _summary(recovery),
+        "in_flight_writes_seconds_after_kill": _summary([x["after_kill_s"] for x in in_flight]),
+        "in_flight_writes_answers": dict(
+            Counter(f"{x['status']} {x['code']} {x['may_have_committed']}" for x in in_flight)
+        ),
+        "first_write_seconds": _summary([f["seconds"] for f in firsts]),
+        "first_write_answers": dict(
+            Counter(f"{f['status']} {f['code']} {f['may_have_committed']}" for f in firsts)
+        ),
+        "writes_while_starting_seconds": _summary([p["seconds"] for p in late_writes]),
+        "said_not_committed_but_stored": said_nothing,
+        "said_may_have_committed": sum(
+            t["accounting"].get("said_may_have_committed", 0) for t in trials
+        ),
+        "said_not_committed": sum(t["accounting"].get("said_not_committed", 0) for t in trials),
         "recoveries_missing": sum(t.get("recovery_s") is None for t in neo),
         "recovery_failures": dict(
             sum((Counter(t.get("recovery_failures", {})) for t in neo), Counter())
@@ -606,6 +675,21 @@ def summarise(trials: list[dict[str, Any]], final: dict[str, Any], rec: Recorder
                 and p95_down is not None
                 and p95_down <= 2.0
             ),
+            "in-flight writes answered <= 2 s after Neo4j dies": (
+                bool(in_flight) and max(x["after_kill_s"] for x in in_flight) <= 2.0
+            ),
+            "first write after the restart answers <= 5 s (201, or 503 nothing written)": (
+                bool(firsts)
+                and all(
+                    f["seconds"] <= 5.0
+                    and (
+                        _is_2xx(f["status"])
+                        or (f["status"] == 503 and f["may_have_committed"] is False)
+                    )
+                    for f in firsts
+                )
+            ),
+            "every 503 saying nothing was written wrote nothing": said_nothing == 0,
             "recovery <= 5 s after Neo4j is ready": (
                 bool(recovery)
                 and not any(t.get("recovery_s") is None for t in neo)
@@ -655,6 +739,15 @@ def markdown(result: dict[str, Any]) -> str:
         f"- recovery after Neo4j was ready: {s['recovery_seconds']} "
         f"(never within 120 s: {s['recoveries_missing']}); what the recovery attempts answered "
         f"before it: {s['recovery_failures']}",
+        f"- writes in flight at a Neo4j kill: seconds from the kill to the answer "
+        f"{s.get('in_flight_writes_seconds_after_kill')}, answers (status, code, "
+        f"may_have_committed) {s.get('in_flight_writes_answers')}",
+        f"- first write once Neo4j is ready again: seconds {s.get('first_write_seconds')}, "
+        f"answers {s.get('first_write_answers')}; writes sent while Neo4j was starting: "
+        f"seconds {s.get('writes_while_starting_seconds')}",
+        f"- 503s of writers saying may_have_committed true: {s.get('said_may_have_committed')}, "
+        f"false: {s.get('said_not_committed')}; false but the session was stored: "
+        f"{s.get('said_not_committed_but_stored')}",
         f"- API restart: {s['api_restart_seconds']}",
         f"- job trials: seconds until the job ran again {s['lease_blocked_seconds']} (None: not "
         f"within the cap, lease removed by the harness: {s['leases_cleared_by_harness']}); "

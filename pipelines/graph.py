@@ -22,10 +22,33 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 
 import cypher
 from pipelines import tracing
-from pipelines.graph_faults import Breaker, GraphUnavailable
+from pipelines.graph_faults import (
+    Breaker,
+    GraphUnavailable,
+    WriteLog,
+    mark,
+    marked,
+    note_commit,
+    request_committed,
+    request_started,
+    tracking,
+)
 from pipelines.graph_warmup import Key, PlanWarmer
 
-__all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
+__all__ = [
+    "GraphConfig",
+    "GraphStore",
+    "GraphUnavailable",
+    "Row",
+    "Tx",
+    "WriteLog",
+    "mark",
+    "marked",
+    "note_commit",
+    "request_committed",
+    "request_started",
+    "tracking",
+]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -55,9 +78,24 @@ class GraphConfig:
     #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
     #: first) for at most this long before requests are let through (0: none), the rest after.
     plan_warmup_budget_s: float = 5.0
+    #: For this long after the breaker closes again (and while the statements not planned
+    #: before are planned) the store is *recovering*: cold plans, a cold JVM. A request's
+    #: transactions then have server-side timeouts that end them ``recovering_budget_s``
+    #: after the request started (0: none): it answers, or is refused, within it.
+    recovering_window_s: float = 30.0
+    recovering_budget_s: float = 4.5
+    #: While Neo4j answers, one query this often checks that it still does, so work in flight
+    #: learns at once that it died (0: only failed calls tell).
+    liveness_interval_s: float = 1.0
 
 
 _SCALARS = (str, int, float, bool, type(None))
+
+#: The shortest server-side timeout worth a transaction (less: refused before it opens).
+MIN_TX_TIMEOUT_S = 0.05
+
+#: How Neo4j reports a transaction it ended at its timeout (running, or waiting on a lock).
+_TIMED_OUT = ("TransactionTimedOut", "LockClientStopped", "Transaction.Terminated")
 
 
 def _plain(value: Any) -> Any:
@@ -166,8 +204,15 @@ class GraphStore:
         )
         self._warmed: list[Key] = []
         self._breaker = Breaker(
-            config.uri, config.unavailable_backoff_s, self._ping, self._warm, self._settle
+            config.uri,
+            config.unavailable_backoff_s,
+            self._ping,
+            self._warm,
+            self._settle,
+            recovering_s=config.recovering_window_s,
         )
+        if driver is None and config.liveness_interval_s > 0:  # one watch per driver
+            self._breaker.watch(config.liveness_interval_s)
 
     def close(self) -> None:
         self._breaker.stop()
@@ -217,16 +262,20 @@ class GraphStore:
 
     def write_autocommit(self, statement: str, /, **params: Any) -> None:
         """Run one named write statement as an auto-commit transaction: the only kind that
-        may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
+        may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried). Once it was
+        sent, a failure may have committed part of it."""
         text = self._statements(statement)
         self.warmer.note(text, params)
         db = self.config.database
-        with (
-            tracing.statement(statement, text, db),
-            self._breaker.guard(),
-            self.driver.session(database=db) as s,
-        ):
-            s.run(text, params).consume()
+        with tracing.statement(statement, text, db), self._breaker.guard():
+            try:
+                with self.driver.session(database=db) as s:
+                    s.run(text, params).consume()
+            except Exception as exc:
+                note_commit()
+                mark(exc)
+                raise
+            note_commit()
 
     def run_schema(self, text: str, /, **params: Any) -> None:
         """Run one schema statement given as text, in its own transaction (migrations only:
@@ -243,20 +292,75 @@ class GraphStore:
             ) from exc
 
     def _transaction(self, work: Callable[[Tx], T], mode: str) -> T:
-        """``work`` in one explicit transaction, retried by the breaker (not the driver)."""
+        """``work`` in one explicit transaction, retried by the breaker (not the driver).
+
+        A failure that escapes says whether the work may have committed
+        (:func:`pipelines.graph_faults.mark`): only when the connection failed during or after
+        the commit of a write attempt (Neo4j rolls back a transaction whose connection dies
+        before its commit, and an error it answers to the commit is a rollback)."""
+        unknown = False  # an attempt's commit may have gone through
+        timeout: float | None = None  # the last attempt's server-side timeout
 
         def attempt() -> T:
+            nonlocal unknown, timeout
+            timeout = self._tx_timeout()
             db = self.config.database
             with (
                 self.driver.session(database=db, default_access_mode=mode) as s,
-                s.begin_transaction() as tx,
+                s.begin_transaction(timeout=timeout) as tx,
             ):
                 result = work(Tx(tx, self._statements, self.warmer, db))
-                tx.commit()
+                try:
+                    tx.commit()
+                except Neo4jError:
+                    raise  # the server answered the commit with an error: rolled back
+                except BaseException:
+                    if mode == WRITE_ACCESS:
+                        unknown = True
+                        note_commit()  # its outcome is unknown: count it as written
+                    raise
+                if mode == WRITE_ACCESS:
+                    note_commit()
                 return result
 
         c = self.config
-        return self._breaker.run(attempt, c.max_transaction_retry_time_s, c.first_retry_delay_s)
+        try:
+            return self._breaker.run(attempt, c.max_transaction_retry_time_s, c.first_retry_delay_s)
+        except Neo4jError as exc:
+            if timeout is not None and any(c in (exc.code or "") for c in _TIMED_OUT):
+                raise GraphUnavailable(
+                    "Neo4j is slow after a restart: the request passed its "
+                    f"{self.config.recovering_budget_s:g} s and its transaction was rolled "
+                    "back; retry shortly"
+                ) from exc
+            mark(exc, unknown)
+            raise
+        except Exception as exc:
+            mark(exc, unknown)
+            raise
+
+    def _tx_timeout(self) -> float | None:
+        """The server-side timeout of a transaction: none, but while the store recovers from a
+        Neo4j restart (cold plans) what is left of the request's ``recovering_budget_s``
+        (a request past it is refused before its transaction opens). Work outside a budgeted
+        request (jobs, in-process calls) has none."""
+        budget = self.config.recovering_budget_s
+        started = request_started()
+        if budget <= 0 or started is None or not self._breaker.recovering:
+            return None
+        left = budget - (time.monotonic() - started)
+        if left < MIN_TX_TIMEOUT_S:
+            raise GraphUnavailable(
+                f"Neo4j is recovering from a restart and the request used its {budget:g} s; "
+                "its next transaction was not started; retry shortly"
+            )
+        return left
+
+    def check_available(self) -> None:
+        """:class:`GraphUnavailable` at once while Neo4j is known to be down (long work in
+        flight checks it between its steps, so it stops soon after Neo4j dies)."""
+        with self._breaker.guard():
+            pass
 
     def _execute(self, statement: str, params: Mapping[str, Any], mode: str) -> list[Row]:
         return self._transaction(lambda tx: tx.run(statement, **params), mode)

@@ -12,7 +12,9 @@ included). A runner that dies stops beating, so its lease expires within one TTL
 * is stored as ``interrupted`` when the next runner takes any lease in the space.
 
 A runner that loses its lease (it could not renew for a whole TTL and another runner took over)
-learns it at its next checkpoint (:class:`JobAborted`).
+learns it at its next checkpoint (:class:`JobAborted`). A release that fails (Neo4j went down
+as the job ended) is retried, with the run's last record, until it succeeds or the lease has
+expired: the run does not read ``running`` and its job stay blocked for a whole TTL.
 """
 
 from __future__ import annotations
@@ -24,12 +26,17 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pipelines import spaces
 from pipelines.graph import GraphStore
 
 log = logging.getLogger("mnemograph.consolidate")
+
+#: How often a failed release is retried (at least this often, or at each heartbeat): while
+#: Neo4j is down each try fails at once, without a connection.
+RELEASE_RETRY_SECONDS = 1.0
 
 
 class JobAborted(RuntimeError):
@@ -49,6 +56,10 @@ class Lease:
     ttl_seconds: float
     renewed: float = field(default_factory=time.monotonic)
     lost: threading.Event = field(default_factory=threading.Event)
+    #: Set once the lease node is deleted (released by its holder).
+    released: threading.Event = field(default_factory=threading.Event)
+    _pending_done: threading.Event = field(default_factory=threading.Event, repr=False)
+    _every: float = field(default=RELEASE_RETRY_SECONDS, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _beat: threading.Thread | None = field(default=None, repr=False)
 
@@ -70,6 +81,7 @@ class Lease:
         """Renew every ``every_seconds`` from a daemon thread until :meth:`release`."""
         if self._beat is not None:
             return
+        self._every = every_seconds
         self._beat = threading.Thread(
             # in the starter's context: with tracing on, the renewals nest under the job run
             target=contextvars.copy_context().run,
@@ -97,11 +109,42 @@ class Lease:
             self._beat.join()
             self._beat = None
 
-    def release(self) -> None:
+    def release(self, pending: Callable[[], object] | None = None) -> None:
+        """Stop the heartbeat, write ``pending`` (the run's last record) and delete the lease.
+        When that fails (Neo4j is down), it is retried from a thread of its own, at the latest
+        at each heartbeat, until it succeeds or the lease has expired; the failure is raised."""
         self.stop_heartbeat()
+        try:
+            self._release(pending)
+        except Exception:
+            threading.Thread(
+                target=self._release_later,
+                args=(pending,),
+                name=f"lease-release-{self.job}-{self.space}",
+                daemon=True,
+            ).start()
+            raise
+
+    def _release(self, pending: Callable[[], object] | None) -> None:
+        if pending is not None and not self._pending_done.is_set():
+            pending()
+            self._pending_done.set()
         self.store.write(
             "consolidate/lease_release", space=self.space, job=self.job, holder=self.holder
         )
+        self.released.set()
+
+    def _release_later(self, pending: Callable[[], object] | None) -> None:
+        every = min(self._every, RELEASE_RETRY_SECONDS)
+        while time.monotonic() < self.renewed + self.ttl_seconds:  # then it lapsed by itself
+            time.sleep(every)
+            try:
+                self._release(pending)
+            except Exception:
+                log.info("the lease of %s in %s is not released yet", self.job, self.space)
+                continue
+            log.info("released the lease of %s in %s after a failed release", self.job, self.space)
+            return
 
 
 def acquire_lease(

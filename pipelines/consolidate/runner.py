@@ -28,6 +28,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from pipelines import spaces
@@ -53,6 +54,7 @@ from pipelines.consolidate.lease import Lease, acquire_lease
 from pipelines.consolidate.records import FullPass, JobRun, PassEntry
 from pipelines.engine import Engine
 from pipelines.errors import Busy, NotFound
+from pipelines.graph import mark
 from pipelines.tracing import job_span
 
 log = logging.getLogger("mnemograph.consolidate")
@@ -131,16 +133,22 @@ def run_job(
         sample_size=cfg.runner.sample_size,
     )
     run_id = uuid.uuid4().hex
+    finish: list[Callable[[], object]] = []  # the run's last record, written with the release
     with job_span(job, space, run_id) as outcome:
         try:
             lease.start_heartbeat(cfg.runner.renew_every_seconds)
-            error = _recorded(ctx, fn, run_id, started, trigger)
+            error = _recorded(ctx, fn, run_id, started, trigger, finish)
             outcome("ok" if error is None else "failed")
         finally:
             try:
-                lease.release()
-            except Exception:  # the lease expires on its own; never hide the job's outcome
-                log.warning("could not release the lease of %s in %s", job, space, exc_info=True)
+                lease.release(finish[0] if finish else None)
+            except Exception as exc:  # retried in the background until done or expired
+                log.warning(
+                    "could not release the lease of %s in %s (retrying): %s", job, space, exc
+                )
+                if finish:  # the run wrote its record (and maybe more): its outcome is unknown
+                    mark(exc)
+                raise
     if error is not None and raise_errors:
         raise error
     return get_run(engine, space, run_id)
@@ -159,9 +167,15 @@ def _lease(engine: Engine, space: str, job: str, holder: str | None, ttl: float)
 
 
 def _recorded(
-    ctx: JobContext, fn: JobFunction, run_id: str, started: datetime, trigger: str
+    ctx: JobContext,
+    fn: JobFunction,
+    run_id: str,
+    started: datetime,
+    trigger: str,
+    finish: list[Callable[[], object]],
 ) -> Exception | None:
-    """Run ``fn`` between the start and the end of its run record; returns its error."""
+    """Run ``fn`` after the start of its run record; returns its error and puts the write of
+    the record's end in ``finish`` (the lease's release writes it first)."""
     store = ctx.store
     assert ctx.lease is not None
     spaces.write_locked(
@@ -183,16 +197,19 @@ def _recorded(
         status, error = "failed", exc
         ctx.errors.append(f"{type(exc).__name__}: {exc}")
         log.exception("job %s failed in space %s", ctx.job, ctx.space)
-    store.write(
-        "consolidate/jobrun_finish",
-        id=run_id,
-        space=ctx.space,
-        ended_at=datetime.now(UTC),
-        status=status,
-        counts=json.dumps(dict(ctx.counts), sort_keys=True),
-        errors=list(ctx.errors),
-        sample=json.dumps(ctx.sample, default=_jsonable),
-        duration_ms=round((time.perf_counter() - t0) * 1000.0, 1),
+    finish.append(
+        partial(
+            store.write,
+            "consolidate/jobrun_finish",
+            id=run_id,
+            space=ctx.space,
+            ended_at=datetime.now(UTC),
+            status=status,
+            counts=json.dumps(dict(ctx.counts), sort_keys=True),
+            errors=list(ctx.errors),
+            sample=json.dumps(ctx.sample, default=_jsonable),
+            duration_ms=round((time.perf_counter() - t0) * 1000.0, 1),
+        )
     )
     return error
 
@@ -208,6 +225,7 @@ def _decode_run(run: dict[str, Any]) -> JobRun:
 def get_run(engine: Engine, space: str, run_id: str) -> JobRun:
     rows = engine.store.read("consolidate/jobrun_get", space=space, id=run_id)
     if not rows:
+        spaces.require(engine.store, space)  # erased meanwhile: "space not found"
         raise NotFound(f"job run {run_id!r} does not exist in space {space!r}", field="id")
     return _decode_run(rows[0]["run"])
 

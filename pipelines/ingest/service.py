@@ -38,7 +38,7 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, DomainError, InvalidInput
-from pipelines.graph import Tx, as_utc
+from pipelines.graph import Tx, as_utc, mark
 from pipelines.ingest.analyse import Analyser
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
 from pipelines.ingest.deadline import ClientGone, Deadline, DeadlineExceeded, check
@@ -184,7 +184,11 @@ class Ingestor:
             self._pipeline(space, groups, gate_on, space_cfg, options, deadline, results)
         except (DeadlineExceeded, ClientGone) as exc:
             if results and len(sessions) > 1:
-                raise _stopped_after(exc, len(results), len(sessions)) from exc
+                raise mark(_stopped_after(exc, len(results), len(sessions))) from exc
+            raise
+        except Exception as exc:
+            if results:  # groups were committed before the failure
+                mark(exc)
             raise
         return results
 
@@ -393,6 +397,12 @@ class Ingestor:
                     field=fld,
                 )
 
+    def _stop(self, deadline: Deadline | None) -> None:
+        """Between batches of long work: stop when the deadline passed, the client left, or
+        Neo4j is known to be down (nothing is written then; the write would fail anyway)."""
+        check(deadline)
+        self.engine.store.check_available()
+
     def _recheck(
         self, space: str, items: list[Item], fld: str, deadline: Deadline | None, tx: Tx
     ) -> None:
@@ -434,7 +444,7 @@ class Ingestor:
         new = [it for it in items if not it.existing]
         if not new:
             return
-        stop = deadline.check if deadline is not None else None
+        stop = partial(self._stop, deadline)
         analysis = pool.submit(self.analyser.analyse, new, stop)
         try:
             self.encoder.encode(new, stop)
@@ -460,7 +470,7 @@ class Ingestor:
         new = [it for it in items if not it.existing]
         if not new:
             return _done
-        stop = deadline.check if deadline is not None else None
+        stop = partial(self._stop, deadline)
         self.encoder.encode(new, stop)
         _store_verbatim(new, options)
 

@@ -62,6 +62,10 @@ class TcpProxy:
         for s in conns:
             try:
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                # shutdown first: close() alone leaves the socket open while a pipe thread
+                # is blocked reading it (Neo4j would keep the transaction and its locks)
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
                 s.close()  # linger 0: a reset, as from a killed process
             except OSError:
                 pass

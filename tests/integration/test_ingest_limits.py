@@ -78,6 +78,7 @@ def test_past_its_deadline_a_request_answers_503_and_writes_nothing(
     assert r.status_code == 503 and r.headers["Retry-After"] == "1", r.text
     error = r.json()["error"]
     assert error["code"] == "deadline_exceeded" and "nothing was written" in error["message"]
+    assert error["may_have_committed"] is False  # stopped before its write transaction
     r = strict.post(f"/v1/spaces/{space}/memories", json=notes("Porto is by the sea."))
     assert r.status_code == 503 and r.json()["error"]["code"] == "deadline_exceeded"
     assert counts(client, space)["memories"] == 0 and counts(client, space)["sessions"] == 0

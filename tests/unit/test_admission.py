@@ -74,6 +74,7 @@ def test_beyond_the_limit_a_fast_503_with_retry_after_and_health_still_answers()
         assert refused.status_code == 503
         assert refused.headers["Retry-After"] == "1"
         assert refused.json()["error"]["code"] == "overloaded"
+        assert refused.json()["error"]["may_have_committed"] is False  # refused before any work
         assert "2 read requests" in refused.json()["error"]["message"]
         assert client.get("/healthz").status_code == 200  # never limited
         release.set()
