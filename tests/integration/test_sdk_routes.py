@@ -76,6 +76,7 @@ async def scenario(use: Use, space: str, copy: str) -> None:
     """Every client method once at least, each answer checked."""
     assert (await use("health"))["status"] == "ok"
     assert (await use("ready"))["ready"] is True
+    assert (await use("limits")).max_embedding_inputs > 0
     assert (await use("create_space", space, name="routes")).created
     assert space in [s.id for s in await use("iter_spaces", page_size=1000)]
     assert isinstance(await use("list_spaces", limit=5), list)
