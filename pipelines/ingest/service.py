@@ -28,10 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Literal
 
 import numpy as np
 
@@ -45,80 +43,37 @@ from pipelines.ingest.deadline import ClientGone, Deadline, DeadlineExceeded, ch
 from pipelines.ingest.encode import ChunkEncoder
 from pipelines.ingest.entities import EntityExtractor
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
+from pipelines.ingest.inputs import (
+    Decision,
+    IngestOptions,
+    IngestResult,
+    ItemResult,
+    MemoryIn,
+    Role,
+    SessionIn,
+    TurnIn,
+)
 from pipelines.ingest.items import Item
 from pipelines.ingest.stages import default_stage_detector
 from pipelines.ingest.text import content_hash, is_utf8
 from pipelines.ingest.writer import Writer
 from pipelines.overrides import merge_overrides
 
-Role = Literal["user", "assistant", "system", "tool", "note"]
-Decision = Literal["stored", "merged", "rejected", "unchanged"]
+__all__ = [
+    "Decision",
+    "IngestOptions",
+    "IngestResult",
+    "Ingestor",
+    "ItemResult",
+    "MemoryIn",
+    "Role",
+    "SessionIn",
+    "TurnIn",
+]
 
 GATE_CONTEXT_TURNS = 8  # previous turns of the batch used as novelty context
 GATE_RECENT_MEMORIES = 16  # most recent stored memories used as novelty context
 GATE_DUPLICATE_CANDIDATES = 5
-
-
-@dataclass
-class TurnIn:
-    role: Role
-    content: str
-    id: str | None = None
-    speaker: str | None = None
-    time: datetime | None = None
-    metadata: dict[str, Any] | None = None
-
-
-@dataclass
-class SessionIn:
-    session_id: str
-    turns: list[TurnIn]
-    started_at: datetime | None = None
-    stage: str | None = None
-
-
-@dataclass
-class MemoryIn:
-    content: str
-    id: str | None = None
-    kind: str = "note"
-    role: Role = "note"
-    speaker: str | None = None
-    tags: list[str] = field(default_factory=list)
-    time: datetime | None = None
-    stage: str | None = None
-    metadata: dict[str, Any] | None = None
-    session_id: str | None = None
-
-
-@dataclass
-class IngestOptions:
-    gate: bool | None = None  # None: the space's setting (default off)
-    force: bool = False  # bypass the gate: store everything
-
-
-@dataclass
-class ItemResult:
-    id: str
-    index: int
-    decision: Decision
-    reason: str
-    signals: dict[str, Any] = field(default_factory=dict)
-    merge_target: str | None = None
-    entities: list[str] = field(default_factory=list)
-    facts: int = 0
-
-
-@dataclass
-class IngestResult:
-    items: list[ItemResult]
-    stage_ids: list[str]
-    session_id: str | None = None
-    counts: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def memory_ids(self) -> list[str]:
-        return [i.id for i in self.items if i.decision in ("stored", "unchanged")]
 
 
 class Ingestor:

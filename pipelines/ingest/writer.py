@@ -421,6 +421,7 @@ class Writer:
                     new_value=f["text"],
                     older_memory=old["source_id"],
                     newer_memory=f["source_id"],
+                    valid_from=None,  # valid from the newer memory's event time
                 )
                 retired += 1
             pool.append(f)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+import cypher
 from app.main import create_app
 from app.settings import Settings
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, RunnerConfig
@@ -23,20 +24,13 @@ from pipelines.consolidate.runner import get_run, run_job
 from pipelines.engine import Engine, EngineSettings, Models
 from pipelines.errors import NotFound
 from pipelines.graph import GraphConfig, GraphStore, GraphUnavailable, Row, Tx, mark, tracking
+from tests.cypher import LIBRARY
 from tests.integration.tcp_proxy import TcpProxy
-
-PROBE_LABEL = "FaultsProbe"  # nodes of this module's own, one random id each, deleted after
 
 
 def _statements(name: str) -> str:
-    texts = {
-        "probe/create": f"CREATE (n:{PROBE_LABEL} {{id: $id}}) RETURN n.id AS id",
-        "probe/set": f"MATCH (n:{PROBE_LABEL} {{id: $id}}) SET n.v = $v RETURN n.v AS v",
-        "probe/get": f"MATCH (n:{PROBE_LABEL} {{id: $id}}) RETURN n.v AS v",
-        "probe/delete": f"MATCH (n:{PROBE_LABEL} {{id: $id}}) DELETE n",
-        "graph/ping": "RETURN 1 AS ok",
-    }
-    return texts[name]
+    """The probe statements (tests/cypher/probe), else production's."""
+    return LIBRARY.load(name) if name.startswith("probe/") else cypher.load(name)
 
 
 def _until(condition: Callable[[], bool], seconds: float = 20.0) -> bool:
@@ -52,9 +46,13 @@ def _proxy(neo4j_uri: str) -> TcpProxy:
 
 
 @pytest.fixture
-def proxied(neo4j_uri: str) -> Iterator[tuple[TcpProxy, GraphStore]]:
+def proxied(
+    neo4j_uri: str, neo4j_login: dict[str, str | None]
+) -> Iterator[tuple[TcpProxy, GraphStore]]:
     proxy = _proxy(neo4j_uri)
-    config = GraphConfig(uri=proxy.uri, unavailable_backoff_s=0.1, liveness_interval_s=0)
+    config = GraphConfig(
+        uri=proxy.uri, **neo4j_login, unavailable_backoff_s=0.1, liveness_interval_s=0
+    )
     store = GraphStore(config).using(_statements)
     try:
         yield proxy, store
@@ -118,11 +116,13 @@ def test_a_write_cut_at_its_commit_says_it_may_have_committed(
 
 
 def test_the_liveness_probe_opens_the_breaker_when_neo4j_dies_without_a_failed_call(
-    neo4j_uri: str,
+    neo4j_uri: str, neo4j_login: dict[str, str | None]
 ) -> None:
     proxy = _proxy(neo4j_uri)
     store = GraphStore(
-        GraphConfig(uri=proxy.uri, unavailable_backoff_s=0.1, liveness_interval_s=0.2)
+        GraphConfig(
+            uri=proxy.uri, **neo4j_login, unavailable_backoff_s=0.1, liveness_interval_s=0.2
+        )
     )
     try:
         store.read("graph/ping")
@@ -142,10 +142,11 @@ def test_the_liveness_probe_opens_the_breaker_when_neo4j_dies_without_a_failed_c
 
 
 def test_while_recovering_a_request_is_rolled_back_and_refused_within_its_budget(
-    neo4j_uri: str, probe_node: str, engine: Engine
+    neo4j_uri: str, neo4j_login: dict[str, str | None], probe_node: str, engine: Engine
 ) -> None:
     config = GraphConfig(
         uri=neo4j_uri,
+        **neo4j_login,
         unavailable_backoff_s=0.1,
         liveness_interval_s=0,
         recovering_window_s=60.0,
@@ -188,11 +189,22 @@ def test_while_recovering_a_request_is_rolled_back_and_refused_within_its_budget
 
 
 @pytest.fixture(scope="module")
-def down_app(neo4j_uri: str, models: Models) -> Iterator[tuple[TcpProxy, Engine, TestClient]]:
+def down_app(
+    neo4j_uri: str, neo4j_login: dict[str, str | None], models: Models
+) -> Iterator[tuple[TcpProxy, Engine, TestClient]]:
     proxy = _proxy(neo4j_uri)
-    graph = GraphConfig(uri=proxy.uri, unavailable_backoff_s=0.1, liveness_interval_s=0.2)
+    graph = GraphConfig(
+        uri=proxy.uri, **neo4j_login, unavailable_backoff_s=0.1, liveness_interval_s=0.2
+    )
     engine = Engine.start(EngineSettings(graph=graph), models=models)
-    app = create_app(Settings(neo4j_uri=proxy.uri), engine=engine)
+    app = create_app(
+        Settings(
+            neo4j_uri=proxy.uri,
+            neo4j_user=neo4j_login["user"],
+            neo4j_password=neo4j_login["password"],
+        ),
+        engine=engine,
+    )
 
     @app.post("/v1/test-faults/{space}/commit-then-fail")
     def commit_then_fail(space: str) -> None:  # a multi-transaction write that fails late

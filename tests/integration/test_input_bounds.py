@@ -66,7 +66,7 @@ def test_control_and_bidi_characters_are_stored_verbatim_and_neutralised_in_prom
         ("/memories", {"memories": [{"content": "x"}], "force": 1}, "force"),
         ("/memories", {"memories": [{"content": "x"}], "gate": "yes"}, "gate"),
         ("/recall", {"query": "x", "k": "5"}, "k"),
-        ("/recall", {"query": "x", "k": 5.0}, "k"),
+        ("/recall", {"query": "x", "k": 5.5}, "k"),  # 5.0 is the integer 5 (JSON Schema)
         ("/recall", {"query": "x", "touch": 0}, "touch"),
         ("/recall", {"query": "x", "deadline_ms": 10**9}, "deadline_ms"),
         ("/recall", {"query": "x", "oversample": -1}, "oversample"),

@@ -1,0 +1,3 @@
+// Remove the probe node
+MATCH (n:FaultsProbe {id: $id})
+DELETE n

@@ -1,0 +1,3 @@
+// The probe node's value
+MATCH (n:FaultsProbe {id: $id})
+RETURN n.v AS v
