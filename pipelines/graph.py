@@ -54,6 +54,9 @@ class GraphConfig:
     #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
     #: first) for at most this long before requests are let through (0: none), the rest after.
     plan_warmup_budget_s: float = 5.0
+    #: Every session in READ access mode: Neo4j refuses any write (a read replica's store,
+    #: or the test proving that reads never write).
+    read_only: bool = False
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -170,8 +173,7 @@ class GraphStore:
 
     def _ping(self) -> None:
         """One query on the database, no retries (the breaker's probe)."""
-        db = self.config.database
-        with self.driver.session(database=db) as s, s.begin_transaction() as tx:
+        with self._session(WRITE_ACCESS) as s, s.begin_transaction() as tx:
             tx.run(cypher.load("graph/ping")).consume()
 
     def _warm(self) -> None:
@@ -197,7 +199,7 @@ class GraphStore:
     def _explain(self, text: str, params: dict[str, Any]) -> bool:
         """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""
         try:
-            with self.driver.session(database=self.config.database) as s:
+            with self._session(WRITE_ACCESS) as s:
                 s.run("EXPLAIN " + text, params).consume()
         except (ServiceUnavailable, SessionExpired):
             raise
@@ -215,13 +217,13 @@ class GraphStore:
         may batch itself with ``CALL { ... } IN TRANSACTIONS`` (not retried)."""
         text = self._statements(statement)
         self.warmer.note(text, params)
-        with self._breaker.guard(), self.driver.session(database=self.config.database) as s:
+        with self._breaker.guard(), self._session(WRITE_ACCESS) as s:
             s.run(text, params).consume()
 
     def run_schema(self, text: str, /, **params: Any) -> None:
         """Run one schema statement given as text, in its own transaction (migrations only:
         schema changes cannot share a transaction with data writes)."""
-        with self.driver.session(database=self.config.database) as session:
+        with self._session(WRITE_ACCESS) as session:
             session.run(text, params).consume()
 
     def verify(self) -> None:
@@ -236,11 +238,7 @@ class GraphStore:
         """``work`` in one explicit transaction, retried by the breaker (not the driver)."""
 
         def attempt() -> T:
-            db = self.config.database
-            with (
-                self.driver.session(database=db, default_access_mode=mode) as s,
-                s.begin_transaction() as tx,
-            ):
+            with self._session(mode) as s, s.begin_transaction() as tx:
                 result = work(Tx(tx, self._statements, self.warmer))
                 tx.commit()
                 return result
@@ -269,5 +267,10 @@ class GraphStore:
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
-        with self.driver.session(database=self.config.database) as session:
+        with self._session(WRITE_ACCESS) as session:
             yield session
+
+    def _session(self, mode: str = READ_ACCESS) -> neo4j.Session:
+        """A session on the database in ``mode`` (always READ on a read-only store)."""
+        access = READ_ACCESS if self.config.read_only else mode
+        return self.driver.session(database=self.config.database, default_access_mode=access)

@@ -38,6 +38,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "graph_faults": frozenset(),  # the breaker and retry loop under graph
     "graph_warmup": frozenset(),  # the plans graph has the breaker prepare after a restart
     "graph": frozenset({"graph_faults", "graph_warmup"}),
+    "access_log": frozenset({"graph"}),  # access statistics written behind the read path
     "models": frozenset(),
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
@@ -45,12 +46,22 @@ ALLOWED: dict[str, frozenset[str]] = {
     "schema_data": frozenset({"session_documents", "spaces", "graph"}),
     "browse": frozenset({"session_documents", "spaces", "graph", "errors"}),
     "browser": frozenset({"graph"}),  # the Browser guide and where Neo4j serves Browser
-    "engine": frozenset({"schema_data", "graph", "models"}),
+    "engine": frozenset({"schema_data", "access_log", "graph", "models"}),
     "ingest": frozenset(
         {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
     ),
     "recall": frozenset(
-        {"ingest", "engine", "spaces", "graph", "models", "overrides", "errors", "fields"}
+        {
+            "ingest",
+            "engine",
+            "access_log",
+            "spaces",
+            "graph",
+            "models",
+            "overrides",
+            "errors",
+            "fields",
+        }
     ),
     "consolidate": frozenset(
         {
