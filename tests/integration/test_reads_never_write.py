@@ -122,6 +122,10 @@ def test_recall_context_and_every_get_through_a_read_only_store(client, seeded, 
     # the access is written by a writer, never by the read: on this store it fails, counted
     assert ro.access.flush() == 0
     assert ro.access.stats()["failed_flushes"] >= 1 and ro.access.size() == 0
+    metrics = ro_client.get("/metrics").text
+    failed = re.search(r"^mnemograph_access_log_failed_flushes_total (\S+)$", metrics, re.M)
+    assert failed and float(failed.group(1)) >= 1, metrics[-2000:]
+    assert re.search(r"^mnemograph_schema_refresher_queued \S+$", metrics, re.M)
 
 
 def test_stage_schema_get_says_stale_or_not_built_and_queues_a_build(client, seeded, engine):
