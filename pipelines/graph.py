@@ -24,7 +24,7 @@ import cypher
 from pipelines.graph_faults import Breaker, GraphUnavailable
 from pipelines.graph_warmup import Key, PlanWarmer
 
-__all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "Row", "Tx"]
+__all__ = ["GraphConfig", "GraphStore", "GraphUnavailable", "ReadOnlyStore", "Row", "Tx"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -54,8 +54,9 @@ class GraphConfig:
     #: Once it answers again, the statements run so far are planned (EXPLAIN, the most run
     #: first) for at most this long before requests are let through (0: none), the rest after.
     plan_warmup_budget_s: float = 5.0
-    #: Every session in READ access mode: Neo4j refuses any write (a read replica's store,
-    #: or the test proving that reads never write).
+    #: Every session in READ access mode (Neo4j refuses any write), and a call that asks for a
+    #: write transaction is refused before it reaches Neo4j: a read replica's store, or the
+    #: test proving that reads never write.
     read_only: bool = False
 
 
@@ -117,6 +118,10 @@ Statements = Callable[[str], str]
 """Where a store reads statement texts by name (production: :func:`cypher.load`)."""
 
 
+class ReadOnlyStore(RuntimeError):
+    """A write transaction was asked of a store opened read-only (``GraphConfig.read_only``)."""
+
+
 class Tx:
     """A write transaction handle that runs named statements."""
 
@@ -173,7 +178,7 @@ class GraphStore:
 
     def _ping(self) -> None:
         """One query on the database, no retries (the breaker's probe)."""
-        with self._session(WRITE_ACCESS) as s, s.begin_transaction() as tx:
+        with self._session(self._any_mode) as s, s.begin_transaction() as tx:
             tx.run(cypher.load("graph/ping")).consume()
 
     def _warm(self) -> None:
@@ -199,7 +204,7 @@ class GraphStore:
     def _explain(self, text: str, params: dict[str, Any]) -> bool:
         """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""
         try:
-            with self._session(WRITE_ACCESS) as s:
+            with self._session(self._any_mode) as s:
                 s.run("EXPLAIN " + text, params).consume()
         except (ServiceUnavailable, SessionExpired):
             raise
@@ -270,7 +275,13 @@ class GraphStore:
         with self._session(WRITE_ACCESS) as session:
             yield session
 
-    def _session(self, mode: str = READ_ACCESS) -> neo4j.Session:
-        """A session on the database in ``mode`` (always READ on a read-only store)."""
-        access = READ_ACCESS if self.config.read_only else mode
-        return self.driver.session(database=self.config.database, default_access_mode=access)
+    @property
+    def _any_mode(self) -> str:
+        """The mode of a call that neither reads data nor writes it (a probe, a plan)."""
+        return READ_ACCESS if self.config.read_only else WRITE_ACCESS
+
+    def _session(self, mode: str) -> neo4j.Session:
+        """A session on the database in ``mode``; a read-only store refuses WRITE."""
+        if self.config.read_only and mode != READ_ACCESS:
+            raise ReadOnlyStore("a write was asked of a read-only store")
+        return self.driver.session(database=self.config.database, default_access_mode=mode)

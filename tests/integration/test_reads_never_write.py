@@ -24,7 +24,7 @@ from pipelines.access_log import AccessLog
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.service import Assembler, ContextRequest, Experiment
 from pipelines.engine import Engine
-from pipelines.graph import GraphStore
+from pipelines.graph import GraphStore, ReadOnlyStore
 from pipelines.recall.service import Recaller, RecallRequest
 from tests.cypher import statements
 from tests.integration.test_context_assembly import CONVERSATION, DENSE_ENOUGH, _ingest
@@ -70,12 +70,14 @@ def read_only(engine) -> Iterator[tuple[TestClient, Engine]]:
     ro.close()
 
 
-def test_the_read_only_store_is_refused_writes_by_neo4j(read_only):
+def test_the_read_only_store_refuses_writes_and_so_does_neo4j(read_only):
+    """Asking for a write transaction is refused at once; a write statement sent as a read
+    reaches Neo4j, which refuses it (READ access mode)."""
     _, ro = read_only
-    with pytest.raises(ClientError, match="read access mode"):
+    with pytest.raises(ReadOnlyStore):
         ro.store.write("recall/touch", space="none", rows=[{"id": "x", "heat": 0.5}], now=None)
     with pytest.raises(ClientError, match="read access mode"):
-        statements(ro.store).write("recall/set_heat", space="none", id="none", heat=0.5)
+        statements(ro.store).read("recall/set_heat", space="none", id="none", heat=0.5)
 
 
 def _ids(seeded: str, client) -> dict[str, str]:
