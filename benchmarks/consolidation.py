@@ -138,7 +138,7 @@ def main(args: argparse.Namespace) -> int:
             if built:
                 print(f"building {space}: {args.size} synthetic memories …", flush=True)
                 sessions = synth.take(args.size, synth.SynthConfig(seed=args.seed), skip=0)
-                build_s = round(system.prepare(space, sessions).seconds, 1)
+                build_s = round(system.prepare(space, sessions, schemas=False).seconds, 1)
             pool = system.pool_size(space)
             print(f"full consolidation pass over {space} ({pool['memories']} memories) …")
             result_pass = timed_pass(engine, space, neo.pid, args.dry_run)

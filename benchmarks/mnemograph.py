@@ -157,17 +157,22 @@ class MnemographSystem:
 
     # ------------------------------------------------------------------ corpus
 
-    def prepare(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
-        """A fresh space holding ``sessions``."""
+    def prepare(
+        self, space: str, sessions: Sequence[CorpusSession], schemas: bool = True
+    ) -> IngestStats:
+        """A fresh space holding ``sessions`` (and, with ``schemas``, its stage schemas)."""
         from pipelines import spaces
 
         spaces.create(
             self.engine.store, spaces.NewSpace(id=space, description="benchmark space (temporary)")
         )
-        return self.extend(space, sessions)
+        return self.extend(space, sessions, schemas)
 
-    def extend(self, space: str, sessions: Sequence[CorpusSession]) -> IngestStats:
-        """Ingest more sessions into an existing space."""
+    def extend(
+        self, space: str, sessions: Sequence[CorpusSession], schemas: bool = True
+    ) -> IngestStats:
+        """Ingest more sessions into an existing space; then (``schemas``, not timed) run the
+        ``schemas`` job, as a deployment's scheduler would: reads never build a schema."""
         from pipelines.ingest.service import IngestOptions, SessionIn, TurnIn
 
         options = IngestOptions(gate=False)
@@ -202,6 +207,10 @@ class MnemographSystem:
         if bar is not None:
             bar.close()
         seconds = time.perf_counter() - t0
+        if schemas:
+            from pipelines.consolidate.runner import run_job
+
+            run_job(self.engine, space, "schemas", trigger="benchmark")
         pool = self.pool_size(space)
         return IngestStats(
             turns=turns,

@@ -224,7 +224,7 @@ def delete_memory(
     def work(tx: Tx) -> list[dict[str, Any]]:
         spaces.lock_for_write(tx, space)  # history read and rewritten by one writer at a time
         kept = keep_history(tx, space, memory_id)
-        rows = tx.run("read/delete_memory", space=space, id=memory_id)
+        rows = tx.run("ingest/delete_memory", space=space, id=memory_id)
         if rows:  # the deleted text leaves its session's document in the same transaction
             session_documents.refresh(tx, space, [rows[0]["session_id"]])
             rows = [{**rows[0], **kept}]

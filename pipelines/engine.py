@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import graph_schema
 from pipelines import schema_data
+from pipelines.access_log import AccessLog
 from pipelines.graph import GraphConfig, GraphStore
 from pipelines.models import ModelStatus
 from pipelines.models.batching import DEFAULT_BATCH_PIECES
@@ -22,6 +23,10 @@ from pipelines.models.reranker import FlashRankReranker, RerankerSettings, load_
 from pipelines.models.token_cache import TokenCache
 
 log = logging.getLogger("mnemograph.engine")
+
+
+class _Worker(Protocol):
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,10 @@ class Engine:
         self.store = store
         self.models = models
         self.token_cache = TokenCache(token_cache_bytes)
+        #: recall's accesses (heat, access count), written behind the read path
+        self.access = AccessLog(store)
+        #: background workers the domain starts on this engine (closed with it)
+        self.workers: dict[str, _Worker] = {}
         self.migrations: graph_schema.MigrationReport | None = None
         self._gds: Any = None
         self.started_at = time.time()
@@ -108,15 +117,19 @@ class Engine:
             store.verify()
             models = models or load_models(settings)
             engine = cls(store, models, settings.token_cache_mb * 2**20)
-            engine.migrations = graph_schema.apply(
-                store, models.embedder.dimensions, schema_data.DATA_STEPS
-            )
+            if not settings.graph.read_only:  # a read-only store serves the schema as it is
+                engine.migrations = graph_schema.apply(
+                    store, models.embedder.dimensions, schema_data.DATA_STEPS
+                )
         except BaseException:
             store.close()
             raise
         return engine
 
     def close(self) -> None:
+        for worker in self.workers.values():
+            worker.close()
+        self.access.close()
         self.store.close()
 
     def _gds_client_version(self) -> str | None:

@@ -39,6 +39,7 @@ __all__ = [
     "GraphConfig",
     "GraphStore",
     "GraphUnavailable",
+    "ReadOnlyStore",
     "Row",
     "Tx",
     "WriteLog",
@@ -87,6 +88,10 @@ class GraphConfig:
     #: While Neo4j answers, one query this often checks that it still does, so work in flight
     #: learns at once that it died (0: only failed calls tell).
     liveness_interval_s: float = 1.0
+    #: Every session in READ access mode (Neo4j refuses any write), and a call that asks for a
+    #: write transaction is refused before it reaches Neo4j: a read replica's store, or the
+    #: test proving that reads never write.
+    read_only: bool = False
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -151,6 +156,10 @@ def _row(record: neo4j.Record) -> Row:
 
 Statements = Callable[[str], str]
 """Where a store reads statement texts by name (production: :func:`cypher.load`)."""
+
+
+class ReadOnlyStore(RuntimeError):
+    """A write transaction was asked of a store opened read-only (``GraphConfig.read_only``)."""
 
 
 class Tx:
@@ -220,8 +229,7 @@ class GraphStore:
 
     def _ping(self) -> None:
         """One query on the database, no retries (the breaker's probe)."""
-        db = self.config.database
-        with self.driver.session(database=db) as s, s.begin_transaction() as tx:
+        with self._session(self._any_mode) as s, s.begin_transaction() as tx:
             tx.run(cypher.load("graph/ping")).consume()
 
     def _warm(self) -> None:
@@ -247,7 +255,7 @@ class GraphStore:
     def _explain(self, text: str, params: dict[str, Any]) -> bool:
         """Plan ``text`` without running it; False if it does not plan (Neo4j gone: raises)."""
         try:
-            with self.driver.session(database=self.config.database) as s:
+            with self._session(self._any_mode) as s:
                 s.run("EXPLAIN " + text, params).consume()
         except (ServiceUnavailable, SessionExpired):
             raise
@@ -269,7 +277,7 @@ class GraphStore:
         db = self.config.database
         with tracing.statement(statement, text, db), self._breaker.guard():
             try:
-                with self.driver.session(database=db) as s:
+                with self._session(WRITE_ACCESS) as s:
                     s.run(text, params).consume()
             except Exception as exc:
                 note_commit()
@@ -280,7 +288,7 @@ class GraphStore:
     def run_schema(self, text: str, /, **params: Any) -> None:
         """Run one schema statement given as text, in its own transaction (migrations only:
         schema changes cannot share a transaction with data writes)."""
-        with self.driver.session(database=self.config.database) as session:
+        with self._session(WRITE_ACCESS) as session:
             session.run(text, params).consume()
 
     def verify(self) -> None:
@@ -306,7 +314,7 @@ class GraphStore:
             timeout = self._tx_timeout()
             db = self.config.database
             with (
-                self.driver.session(database=db, default_access_mode=mode) as s,
+                self._session(mode) as s,
                 s.begin_transaction(timeout=timeout) as tx,
             ):
                 result = work(Tx(tx, self._statements, self.warmer, db))
@@ -383,5 +391,16 @@ class GraphStore:
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
-        with self.driver.session(database=self.config.database) as session:
+        with self._session(WRITE_ACCESS) as session:
             yield session
+
+    @property
+    def _any_mode(self) -> str:
+        """The mode of a call that neither reads data nor writes it (a probe, a plan)."""
+        return READ_ACCESS if self.config.read_only else WRITE_ACCESS
+
+    def _session(self, mode: str) -> neo4j.Session:
+        """A session on the database in ``mode``; a read-only store refuses WRITE."""
+        if self.config.read_only and mode != READ_ACCESS:
+            raise ReadOnlyStore("a write was asked of a read-only store")
+        return self.driver.session(database=self.config.database, default_access_mode=mode)

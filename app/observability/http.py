@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.auth import require_key, require_key_for_health
+from app.observability.background import BackgroundCollector
 from app.observability.collectors import GdsCollector, JobRunCollector, PoolCollector
 from app.observability.instrument import instrument
 from app.observability.metrics import Metrics
@@ -17,6 +18,7 @@ from app.observability.middleware import RequestMiddleware
 from app.observability.tracing import TracingMiddleware, trace_services, tracer_for
 from app.services import Services
 from app.settings import Settings
+from pipelines.engine import Engine
 from pipelines.graph import GraphStore
 
 
@@ -30,6 +32,11 @@ def require_metrics_key(request: Request) -> None:
     key = request.state.api_key
     if key is not None and key.spaces is not None:
         raise HTTPException(403, "metrics are the whole server's; this API key is limited")
+
+
+def _engine(app: FastAPI) -> Engine | None:
+    services = getattr(app.state, "services", None)
+    return services.engine if isinstance(services, Services) else None
 
 
 def install(app: FastAPI, tracer_provider: Any | None = None) -> Metrics:
@@ -46,6 +53,7 @@ def install(app: FastAPI, tracer_provider: Any | None = None) -> Metrics:
 
     for collector in (JobRunCollector(store), GdsCollector(store), PoolCollector(store)):
         metrics.registry.register(collector)
+    metrics.registry.register(BackgroundCollector(lambda: _engine(app)))
     if app.state.tracer is not None:
         # inside the request id
         app.add_middleware(TracingMiddleware, tracer=app.state.tracer.tracer)

@@ -23,7 +23,9 @@ from app.schemas.jobs import (
     Timeline,
 )
 from app.services import ServicesDep
-from pipelines.consolidate import merge, runner, schemas, supersede
+from pipelines import maintenance
+from pipelines.consolidate import merge, runner, supersede
+from pipelines.errors import NotFound
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["consolidation"])
 
@@ -125,6 +127,14 @@ def stage_schema(
     services: ServicesDep,
     embedding: bool = Query(False, description="include the summary's embedding"),
 ) -> StageSchema:
-    """The stage's schema summary, built now if missing or stale."""
-    schema = schemas.ensure_schema(services.engine, space, stage_id)
+    """The stage's stored schema summary (``stale: true``: the stage changed since it was
+    built). Never builds one: a missing or stale schema is queued for the background refresher
+    (the ``schemas`` job builds them too); a missing one is a 404 with field ``schema``."""
+    schema, _ = maintenance.stored_stage_schema(services.engine, space, stage_id)
+    if schema is None:
+        raise NotFound(
+            f"stage {stage_id!r} has no schema summary yet: a build is queued (the `schemas` "
+            "job builds them); retry shortly",
+            field="schema",
+        )
     return schema if embedding else schema.model_copy(update={"embedding": None})

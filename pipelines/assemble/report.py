@@ -186,6 +186,10 @@ class SummariesFacts(_Report):
     covered_stages: list[str] | MISSING = MISSING
     summaries_read: int | MISSING = MISSING
     empty_summaries: int | MISSING = MISSING
+    stale_summaries: int | MISSING = MISSING
+    """Summaries used although their stage changed since they were built (rebuild queued)."""
+    unbuilt_summaries: int | MISSING = MISSING
+    """Stages left out because their summary is not built yet (build queued)."""
 
 
 class SummariesPhase(PhaseCounts, SummariesFacts):

@@ -1,7 +1,9 @@
 """Phase 3: schema summaries of the stages phases 1-2 did not cover, nearest in time first.
 
-Summaries are built on demand through :mod:`pipelines.maintenance` (cached until the stage
-changes).  The schemas of the nearest stages are read ahead while phases 1-2 run
+Summaries are read as stored, never built here: a missing or stale one is queued for the
+background refresher through :mod:`pipelines.maintenance` (the ``schemas`` job builds them too);
+a stale one is used as it is, and the report counts both (``stale_summaries``,
+``unbuilt_summaries``).  The schemas of the nearest stages are read ahead while phases 1-2 run
 (:func:`summaries_ahead`); Phase 3 (:func:`stage_summaries`) then reads only what that guess
 missed.  With ``as_of`` only stages that had ended by then are summarised.
 """
@@ -31,7 +33,7 @@ class Ahead:
     """Schemas being read ahead: the stage ids asked for, and the answer to come."""
 
     stage_ids: list[str]
-    schemas: Future[Schemas]
+    schemas: Future[tuple[Schemas, list[str]]]
 
 
 def _summary_order(
@@ -59,14 +61,15 @@ def _wanted(run: Run, share: int) -> int:
 def summaries_ahead(
     run: Run, current: Stage | None, stages: dict[str, Stage], share: int, related_minimum: int
 ) -> Ahead | None:
-    """Start reading (building when stale) the schemas Phase 3 will most likely want: the
+    """Start reading (queueing a build when missing or stale) the schemas Phase 3 will most
+    likely want: the
     nearest stages, as many as it wants plus as many as Phase 2 may yet cover."""
     covered = {current.id} if current else set()
     order = _summary_order(run, current, covered, stages)
     ids = order[: _wanted(run, share) + max(related_minimum, 1)]
     if not ids:
         return None
-    future = run.read_ahead.submit(maintenance.ensure_stage_schemas, run.engine, run.space, ids)
+    future = run.read_ahead.submit(maintenance.stored_stage_schemas, run.engine, run.space, ids)
     return Ahead(ids, future)
 
 
@@ -85,13 +88,17 @@ def stage_summaries(
     if not order or wanted <= 0:
         return [], facts
     ahead_schemas: Schemas = {}
-    known: set[str] = set()  # asked for ahead: absent from the answer = the stage went away
+    known: set[str] = set()  # asked for ahead: absent from the answer = gone or not built
+    unbuilt: set[str] = set()  # queued for a build (missing or stale)
     if ahead is not None:
-        got = ahead.schemas.result()
+        got, queued = ahead.schemas.result()
         ahead_schemas = {sid: got[sid] for sid in ahead.stage_ids if sid in got}
         known = set(ahead.stage_ids)
+        unbuilt.update(queued)
     items: list[Item] = []
     empty = 0
+    stale = 0
+    not_built = 0
     pos = 0
     while len(items) < wanted and pos < len(order):
         # As many stages as summaries still wanted, in one batch (empty ones: another).
@@ -100,13 +107,17 @@ def stage_summaries(
         missing = [sid for sid in batch if sid not in known]
         schemas = {sid: ahead_schemas[sid] for sid in batch if sid in ahead_schemas}
         if missing:
-            schemas.update(maintenance.ensure_stage_schemas(run.engine, run.space, missing))
+            got, queued = maintenance.stored_stage_schemas(run.engine, run.space, missing)
+            schemas.update(got)
+            unbuilt.update(queued)
         for sid in batch:
-            schema = schemas.get(sid)  # None: the stage went away since it was listed
+            schema = schemas.get(sid)  # None: not built yet, or the stage went away
+            not_built += schema is None and sid in unbuilt
             text = render_schema(schema) if schema else ""
             if not text:
                 empty += 1
                 continue
+            stale += bool(schema and schema.get("stale"))
             stage = stages[sid]
             block = render_summary_block(
                 StageSummaryRecord(stage=stage.label, content=text, time=span_text(stage))
@@ -115,6 +126,10 @@ def stage_summaries(
     facts.summaries_read = len(items) + empty
     if empty:
         facts.empty_summaries = empty
+    if stale:
+        facts.stale_summaries = stale
+    if not_built:
+        facts.unbuilt_summaries = not_built
     return items, facts
 
 

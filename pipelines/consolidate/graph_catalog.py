@@ -70,7 +70,7 @@ def tracked(store: GraphStore, name: str) -> bool:
 
 def drop(store: GraphStore, name: str, reason: str | None = None) -> None:
     """Drop ``name`` (missing: nothing happens); ``reason`` counts it as an eviction."""
-    store.write("consolidate/graph_drop", graph=name)
+    store.read("consolidate/graph_drop", graph=name)  # the GDS catalog only: no database write
     with _guard:
         _used.pop((*_store_key(store), name), None)
         if reason is not None:

@@ -177,4 +177,6 @@ class StageSchema(Record):
     session_count: int = 0
     refreshed_at: str | None = None
     rebuilt: bool = False
+    #: the stage changed since this schema was built (a rebuild is queued)
+    stale: bool = False
     embedding: list[float] | None = None

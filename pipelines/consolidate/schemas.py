@@ -451,6 +451,43 @@ def ensure_schemas(
     return out
 
 
+def stored_schemas(
+    engine: Engine, space: str, stage_ids: Sequence[str]
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The stored schemas of some stages, never building one (two reads, no write), and the
+    stages whose schema is missing or stale (for a build off the read path).
+
+    Returns stage id -> the stored properties with ``rebuilt: False`` and ``stale`` (true: the
+    stage changed since it was built); a stage without active memories gets the empty schema;
+    a stage with active memories but no stored schema is absent, as are unknown stage ids.
+    """
+    ids = list(dict.fromkeys(stage_ids))
+    if not ids:
+        return {}, []
+    found = engine.store.read("consolidate/schema_fingerprints", space=space, stages=ids)
+    out = {st["id"]: _empty_schema(st["id"]) for st in found if st["active"] == 0}
+    live = {st["id"]: st for st in found if st["active"] > 0}
+    if live:
+        rows = engine.store.read("consolidate/schema_get_many", space=space, stages=list(live))
+        for r in rows:
+            stale = _is_stale(live[r["stage_id"]])
+            out[r["stage_id"]] = {**r["schema"], "rebuilt": False, "stale": stale}
+    to_build = [sid for sid in live if sid not in out or out[sid]["stale"]]
+    return out, to_build
+
+
+def stored_schema(engine: Engine, space: str, stage_id: str) -> tuple[StageSchema | None, bool]:
+    """The stored schema of one stage (None: not built yet) and whether it needs a build (see
+    :func:`stored_schemas`). Raises NotFound for an unknown space or stage."""
+    got, to_build = stored_schemas(engine, space, [stage_id])
+    if stage_id in got:
+        return StageSchema.model_validate(got[stage_id]), bool(to_build)
+    if not to_build:
+        spaces.require(engine.store, space)
+        raise NotFound(f"stage {stage_id!r} does not exist in space {space!r}", field="stage")
+    return None, True
+
+
 def ensure_schema(
     engine: Engine,
     space: str,

@@ -91,7 +91,8 @@ def build_entity_projection(engine: Engine, space: str, name: str) -> None:
     or, when both were built side by side, at registration ("already loaded"); the refused
     caller uses the graph that was kept."""
     try:
-        engine.store.write("consolidate/entity_graph_project", space=space, graph=name)
+        # a READ transaction: projecting reads the database and writes only the GDS catalog
+        engine.store.read("consolidate/entity_graph_project", space=space, graph=name)
     except ClientError:
         if not engine.store.read("consolidate/graph_exists", graph=name)[0]["exists"]:
             raise

@@ -7,7 +7,7 @@
 
 Both are stored unnormalised (the vector indexes compare by cosine) with ``embedding_n``, the
 number of memories averaged, so that adding memories is exact: ``(mean·n + Σ new) / (n + k)``.
-Deleting a memory takes its embedding back out (``read/delete_memory``); moving memories
+Deleting a memory takes its embedding back out (``ingest/delete_memory``); moving memories
 between stages recomputes the centroids of the stages involved.
 """
 

@@ -121,6 +121,7 @@ class Recaller:
             executor=self.executor,
             stage_scope_size=lambda stages: self._stage_scope_size(space, stages),
             tokens=getattr(self.engine, "token_cache", None),
+            access=getattr(self.engine, "access", None),
         )
 
     def _response(self, space: str, state: RecallState) -> RecallResponse:

@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
+from pipelines import maintenance
 from pipelines.consolidate.lease import acquire_lease
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, ingest
 
@@ -112,10 +113,14 @@ def test_supersede_validation(client, bio, body, status, field):
     assert r.json()["error"]["field"] == field
 
 
-def test_stage_schema_over_http(client, bio):
+def test_stage_schema_over_http(client, bio, engine):
     stages = client.get(f"/v1/spaces/{bio}/stages").json()
     first = stages["stages"][0]["id"] if "stages" in stages else None
     assert first
+    # not built yet: a 404 naming the schema, and a build queued (reads never build)
+    r = client.get(f"/v1/spaces/{bio}/stages/{quote(first, safe='')}/schema")
+    assert r.status_code == 404 and r.json()["error"]["field"] == "schema", r.text
+    maintenance.schema_refresher(engine).drain()  # what the background worker does
     r = client.get(f"/v1/spaces/{bio}/stages/{quote(first, safe='')}/schema")
     assert r.status_code == 200, r.text
     body = r.json()
@@ -123,7 +128,8 @@ def test_stage_schema_over_http(client, bio):
     with_vec = client.get(
         f"/v1/spaces/{bio}/stages/{quote(first, safe='')}/schema", params={"embedding": True}
     ).json()
-    assert with_vec["rebuilt"] is False and len(with_vec["embedding"]) == 384
+    assert with_vec["rebuilt"] is False and with_vec["stale"] is False
+    assert len(with_vec["embedding"]) == 384
     assert client.get(f"/v1/spaces/{bio}/stages/nope/schema").status_code == 404
 
 

@@ -115,10 +115,16 @@ def _new_space(client, settings: dict | None = None) -> str:
 
 
 def _ingest(
-    client, space: str, sessions=CONVERSATION, day_offset: int = 0, minute_apart: bool = True
+    client,
+    space: str,
+    sessions=CONVERSATION,
+    day_offset: int = 0,
+    minute_apart: bool = True,
+    schemas: bool = True,
 ) -> None:
     """Each session on its day; its turns one minute apart, or (``minute_apart=False``) all
-    at the session's start, as LoCoMo stamps its sessions."""
+    at the session's start, as LoCoMo stamps its sessions. Then (``schemas``) the ``schemas``
+    job builds the stage summaries, as a deployment's scheduler would (reads never build)."""
     for sid, stage, day, turns in sessions:
         start = T0 + timedelta(days=day + day_offset)
         r = client.post(
@@ -139,6 +145,9 @@ def _ingest(
             },
         )
         assert r.status_code == 201, r.text
+    if schemas:
+        r = client.post(f"/v1/spaces/{space}/jobs/schemas")
+        assert r.status_code == 200 and r.json()["status"] == "ok", r.text
 
 
 @pytest.fixture(scope="module")

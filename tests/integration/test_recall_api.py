@@ -255,6 +255,7 @@ def test_touch_false_has_no_side_effects_and_touch_true_counts_an_access(client,
         f"/v1/spaces/{a}/recall", json={"query": "marine biologist sister octopus", "k": 1}
     )
     assert r.status_code == 200 and ids(r.json()) == [mid]
+    engine.access.flush()  # accesses are written behind the read path
     after = _state(engine, a, mid)
     assert after["access_count"] == (before["access_count"] or 0) + 1
     assert after["last_access"] is not None and before["last_access"] is None

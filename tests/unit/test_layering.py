@@ -40,6 +40,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "graph_warmup": frozenset(),  # the plans graph has the breaker prepare after a restart
     "tracing": frozenset(),  # optional spans (statements, steps, jobs): OpenTelemetry only
     "graph": frozenset({"graph_faults", "graph_warmup", "tracing"}),
+    "access_log": frozenset({"graph"}),  # access statistics written behind the read path
     "models": frozenset(),
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
@@ -47,7 +48,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "schema_data": frozenset({"session_documents", "spaces", "graph"}),
     "browse": frozenset({"session_documents", "spaces", "graph", "errors"}),
     "browser": frozenset({"graph"}),  # the Browser guide and where Neo4j serves Browser
-    "engine": frozenset({"schema_data", "graph", "models"}),
+    "engine": frozenset({"schema_data", "access_log", "graph", "models"}),
     "ingest": frozenset(
         {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
     ),
@@ -55,6 +56,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {
             "ingest",
             "engine",
+            "access_log",
             "spaces",
             "graph",
             "models",

@@ -17,6 +17,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from pipelines.access_log import AccessLog
 from pipelines.graph import GraphStore
 from pipelines.models.token_cache import TokenCache
 from pipelines.recall.config import RecallConfig
@@ -54,6 +55,8 @@ class StepContext:
     stage_scope_size: Callable[[Sequence[str]], int]
     #: token vectors already read (the engine's cache; None: none kept)
     tokens: TokenCache | None = None
+    #: where accesses are recorded for writing off the request path (None: not recorded)
+    access: AccessLog | None = None
 
 
 class RecallStep(BaseModel):
