@@ -789,6 +789,7 @@ export interface StageSchema {
   session_count?: number;
   refreshed_at?: string | null;
   rebuilt?: boolean;
+  stale?: boolean;
   embedding?: Array<number> | null;
 }
 
@@ -815,6 +816,8 @@ export interface SummariesPhase {
   covered_stages?: Array<string>;
   summaries_read?: number;
   empty_summaries?: number;
+  stale_summaries?: number;
+  unbuilt_summaries?: number;
   selected: number;
   dropped: number;
   minimum: number;
