@@ -105,6 +105,8 @@ async def scenario(use: Use, space: str, copy: str) -> None:
     ]
     stage = await use("get_stage", space, stages[0].id)
     assert stage.memory_count == stages[0].memories and stage.memories
+    built = await use("run_job", space, "schemas")  # reads never build a schema
+    assert built.status == "ok"
     schema = await use("stage_schema", space, stages[0].id)
     assert schema.stage_id == stages[0].id and schema.summary and schema.embedding is None
     facts = await use("list_facts", space, include_superseded=True)
@@ -116,7 +118,7 @@ async def scenario(use: Use, space: str, copy: str) -> None:
     assert merged.counts["merged"] == 1
     run = await use("get_job_run", space, merged.id)
     assert run.id == merged.id and run.job == "merge"
-    assert [r.id for r in await use("list_jobs", space)] == [merged.id]
+    assert [r.id for r in await use("list_jobs", space)] == [merged.id, built.id]
     assert [r.id for r in await use("iter_jobs", space, job="merge", page_size=1)] == [merged.id]
     [merge] = await use("list_merges", space, status="applied")
     assert [m.id for m in await use("iter_merges", space, page_size=1)] == [merge.id]

@@ -125,6 +125,7 @@ describe("graph browsing", () => {
     assert.ok(stage, "the session's explicit stage is listed");
     const detail = await mg.getStage(space, stage.id, { limit: 10 });
     assert.ok(detail);
+    assert.equal((await mg.runJob(space, "schemas")).status, "ok"); // reads never build one
     const schema = await mg.stageSchema(space, stage.id);
     assert.equal(schema.stage_id, stage.id);
     const facts = [];
@@ -145,7 +146,7 @@ describe("jobs and merges", () => {
     assert.ok(merged.counts.merged >= 1, JSON.stringify(merged)); // the two support-group turns
     const runs = [];
     for await (const r of mg.iterJobs(space, { pageSize: 1 })) runs.push(r.id);
-    assert.deepEqual(new Set(runs), new Set([dry.id, merged.id]));
+    assert.ok([dry.id, merged.id].every((id) => runs.includes(id))); // and the schemas run
     assert.deepEqual((await mg.listJobs(space, { job: "merge" })).map((r) => r.id), [merged.id]);
     const merges = [];
     for await (const m of mg.iterMerges(space)) merges.push(m);
