@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -18,7 +17,7 @@ from pydantic_core import PydanticCustomError
 
 from pipelines.assemble.condensers import CONDENSERS
 from pipelines.errors import InvalidInput
-from pipelines.fields import WholeNumber
+from pipelines.fields import Timestamp, integral
 from pipelines.recall.request import MAX_QUERY_CHARS
 
 __all__ = [
@@ -82,7 +81,7 @@ class TemplateSlot(BaseModel):
         description="Slot name: ASCII letters, digits, '_'. Shown in the truncation banner.",
     )
     content: str = Field(description="Trusted text of the slot (system prompt, recent turns).")
-    priority: WholeNumber = Field(
+    priority: int = Field(
         strict=True,
         ge=-MAX_PRIORITY,
         le=MAX_PRIORITY,
@@ -95,6 +94,11 @@ class TemplateSlot(BaseModel):
         "code_signatures, memory_blocks or truncate; default: chosen by content shape.",
         json_schema_extra={"enum": [*sorted(CONDENSERS), None]},
     )
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _integral(cls, value: object) -> object:
+        return integral(value)
 
     @field_validator("key")
     @classmethod
@@ -121,7 +125,7 @@ class ContextRequest(BaseModel):
         "characters).",
         json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS},
     )
-    context_window: WholeNumber = Field(
+    context_window: int = Field(
         strict=True,
         description=f"Tokens of the reader model's window ({MIN_CONTEXT_WINDOW} to "
         f"{MAX_CONTEXT_WINDOW}).",
@@ -145,23 +149,28 @@ class ContextRequest(BaseModel):
     template: list[TemplateSlot] | None = Field(
         None, description="Extra prompt slots, placed before the context in the order given."
     )
-    as_of: datetime | None = Field(
+    as_of: Timestamp | None = Field(
         None,
         description="Valid time: assemble the context as it was true then (memories whose "
         "event time is at or before it, without the versions superseded by then).",
     )
-    known_at: datetime | None = Field(
+    known_at: Timestamp | None = Field(
         None,
         description="Recorded time: assemble the context from what the server knew then "
         "(memories stored by then, supersessions recorded by then). Combines with as_of.",
     )
-    now: datetime | None = Field(
+    now: Timestamp | None = Field(
         None, description="Question time (default: as_of, else known_at, else now)."
     )
     include_superseded: bool = Field(False, strict=True)
     explain: bool = Field(
         False, strict=True, description="Per-item scores and stage-inference evidence."
     )
+
+    @field_validator("context_window", mode="before")
+    @classmethod
+    def _integral(cls, value: object) -> object:
+        return integral(value)
 
     @field_validator("query")
     @classmethod

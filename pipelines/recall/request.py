@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from pipelines.fields import WholeNumber
+from pipelines.fields import Timestamp, integral
 from pipelines.graph import as_utc
 from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.query import clean_query
@@ -55,8 +55,8 @@ class RecallFilters(_Frozen):
     label."""
 
     # time_to comes first so that time_from's check can see it
-    time_to: datetime | None = Field(None, description="Latest event time (inclusive).")
-    time_from: datetime | None = Field(None, description="Earliest event time (inclusive).")
+    time_to: Timestamp | None = Field(None, description="Latest event time (inclusive).")
+    time_from: Timestamp | None = Field(None, description="Earliest event time (inclusive).")
     roles: Names | None = Field(None, description="user / assistant / system / tool / note")
     speakers: Names | None = Field(None, description="Speaker names (case-insensitive).")
     kinds: Names | None = Field(None, description="turn, note, fact, ...")
@@ -83,19 +83,17 @@ class RecallRequest(_Frozen):
         f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters.",
         json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS},
     )
-    k: WholeNumber = Field(
-        DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted."
-    )
+    k: int = Field(DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted.")
     filters: RecallFilters = Field(default_factory=RecallFilters)
     include_superseded: bool = Field(
         False, strict=True, description="Also return superseded memories."
     )
-    as_of: datetime | None = Field(
+    as_of: Timestamp | None = Field(
         None,
         description="Valid time: only memories true then (event time at or before it, not "
         "superseded by a version that had become true by then).",
     )
-    known_at: datetime | None = Field(
+    known_at: Timestamp | None = Field(
         None,
         description="Recorded time: only what the server knew then (memories stored by "
         "then, supersessions recorded by then). Combines with as_of.",
@@ -103,7 +101,7 @@ class RecallRequest(_Frozen):
     explain: bool = Field(
         False, strict=True, description="Per-signal ranks and scores for every result."
     )
-    deadline_ms: WholeNumber | None = Field(
+    deadline_ms: int | None = Field(
         None,
         strict=True,
         ge=1,
@@ -114,7 +112,7 @@ class RecallRequest(_Frozen):
     touch: bool = Field(
         True, strict=True, description="Count this read as an access (heat); false: no writes."
     )
-    now: datetime | None = Field(
+    now: Timestamp | None = Field(
         None, description="Question time for 'last March', 'recently'... Default: now."
     )
     preset: PresetName = Field(
@@ -122,7 +120,7 @@ class RecallRequest(_Frozen):
         description="Search configuration: 'full' (every step), 'fast' (full without late "
         "interaction) or 'dense' (vector similarity only, for debugging).",
     )
-    oversample: WholeNumber | None = Field(
+    oversample: int | None = Field(
         None,
         strict=True,
         ge=1,
@@ -152,6 +150,11 @@ class RecallRequest(_Frozen):
     def time_travel(self) -> bool:
         """Whether the recall reads the space at another time (``as_of`` / ``known_at``)."""
         return self.as_of is not None or self.known_at is not None
+
+    @field_validator("k", "deadline_ms", "oversample", mode="before")
+    @classmethod
+    def _integral(cls, value: object) -> object:
+        return integral(value)
 
     @field_validator("oversample")
     @classmethod

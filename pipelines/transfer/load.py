@@ -35,7 +35,7 @@ MAX_BATCH = 5000
 def _record_schema() -> dict[str, Any]:
     """The JSON schema of one export record, as :func:`plan` checks it."""
     key = {"type": "string", "minLength": 1}
-    props = {"type": "object"}
+    props = {"type": ["object", "null"]}
     plain = [
         {"required": ["type"], "properties": {"type": {"const": kind}, "props": props}}
         for kind in ("header", "space", "counts")
@@ -88,6 +88,16 @@ class _Plan:
     )
 
 
+def _props(record: dict[str, Any], where: str) -> dict[str, Any]:
+    """A record's decoded ``props``: an object (absent or null: none)."""
+    props = record.get("props")
+    if props is None:
+        props = {}
+    if not isinstance(props, dict):
+        raise InvalidInput(f"{where}.props: must be an object", field=f"{where}.props")
+    return codec.decode_props(dict(props), f"{where}.props")
+
+
 def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict[str, Any]]:
     label, key = record.get("label"), record.get("key")
     if label not in spec.NODES:
@@ -96,7 +106,7 @@ def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict
         )
     if not isinstance(key, str) or not key:
         raise InvalidInput(f"{where}.key: a non-empty string is required", field=f"{where}.key")
-    props = codec.decode_props(dict(record.get("props") or {}), f"{where}.props")
+    props = _props(record, where)
     props.update({spec.NODES[label]: key, "space": space})
     if label in ("Memory", "Session"):
         props["space_tag"] = fulltext_tag(space)
@@ -111,7 +121,7 @@ def _rel_row(record: dict[str, Any], where: str) -> tuple[tuple[str, str, str], 
     ends = (record.get("from"), record.get("to"))
     if not all(isinstance(e, str) and e for e in ends):
         raise InvalidInput(f"{where}: 'from' and 'to' keys are required", field=where)
-    props = codec.decode_props(dict(record.get("props") or {}), f"{where}.props")
+    props = _props(record, where)
     return shape, {"from": ends[0], "to": ends[1], "props": props}
 
 
@@ -124,7 +134,7 @@ def plan(space: str, records: Sequence[dict[str, Any]]) -> _Plan:
         if kind in ("header", "counts"):
             continue
         if kind == "space":
-            props = codec.decode_props(dict(record.get("props") or {}), f"{where}.props")
+            props = _props(record, where)
             out.space_props = {**props, "id": space}
         elif kind == "node":
             label, row = _node_row(space, record, where)

@@ -65,3 +65,10 @@ def test_the_schema_states_the_servers_rules(app) -> None:
     assert {"type", "label", "key"} <= set(records[3]["required"])
     responses = doc["paths"]["/v1/spaces"]["post"]["responses"]
     assert {"200", "201"} <= set(responses)
+
+
+def test_an_import_record_whose_props_are_not_an_object_is_a_422(client, space) -> None:
+    record = {"type": "rel", "from_label": "Stage", "rel": "NEXT_STAGE", "to_label": "Stage"}
+    body = {"records": [{**record, "from": "0", "to": "0", "props": [None, None]}]}
+    r = client.post(f"/v1/spaces/{space}/import", json=body)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "records.0.props"

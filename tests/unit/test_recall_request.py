@@ -79,3 +79,10 @@ def test_an_integral_float_is_an_integer_and_nothing_else_is() -> None:
     for bad in (True, "34", 34.5):
         with pytest.raises(ValidationError):
             RecallRequest.model_validate({"query": "q", "k": bad})
+
+
+def test_a_time_is_a_string_not_a_number() -> None:
+    """The schema's ``date-time`` is a string: a number of seconds is refused, naming the field."""
+    for body in ({"query": "q", "now": 0}, {"query": "q", "filters": {"time_from": 1700000000}}):
+        with pytest.raises(ValidationError):
+            RecallRequest.model_validate(body)

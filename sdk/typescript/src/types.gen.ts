@@ -175,18 +175,18 @@ export interface FlatPhase {
 export interface ImportBatch {
   records: Array<{
   type: "header";
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "space";
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "counts";
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "node";
   label: "Chunk" | "Entity" | "EntityCandidate" | "Fact" | "Memory" | "Merge" | "Schema" | "Session" | "Stage";
   key: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Chunk";
@@ -194,7 +194,7 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Entity";
@@ -202,7 +202,7 @@ export interface ImportBatch {
   to_label: "Entity";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Fact";
@@ -210,7 +210,7 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Fact";
@@ -218,7 +218,7 @@ export interface ImportBatch {
   to_label: "Fact";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -226,7 +226,7 @@ export interface ImportBatch {
   to_label: "Session";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -234,7 +234,7 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -242,7 +242,7 @@ export interface ImportBatch {
   to_label: "Entity";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -250,7 +250,7 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -258,7 +258,7 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -266,7 +266,7 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Schema";
@@ -274,7 +274,7 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Session";
@@ -282,7 +282,7 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 } | {
   type: "rel";
   from_label: "Stage";
@@ -290,7 +290,7 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown>;
+  props?: Record<string, unknown> | null;
 }>;
 }
 
