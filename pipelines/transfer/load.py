@@ -100,7 +100,7 @@ def _props(record: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict[str, Any]]:
     label, key = record.get("label"), record.get("key")
-    if label not in spec.NODES:
+    if not isinstance(label, str) or label not in spec.NODES:
         raise InvalidInput(
             f"{where}.label: not an exported label: {label!r}", field=f"{where}.label"
         )
@@ -116,7 +116,7 @@ def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict
 
 def _rel_row(record: dict[str, Any], where: str) -> tuple[tuple[str, str, str], dict[str, Any]]:
     shape = (record.get("from_label"), record.get("rel"), record.get("to_label"))
-    if shape not in spec.RELS:
+    if not all(isinstance(part, str) for part in shape) or shape not in spec.RELS:
         raise InvalidInput(f"{where}: not an exported relationship: {shape!r}", field=where)
     ends = (record.get("from"), record.get("to"))
     if not all(isinstance(e, str) and e for e in ends):

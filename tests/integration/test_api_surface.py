@@ -72,3 +72,11 @@ def test_an_import_record_whose_props_are_not_an_object_is_a_422(client, space) 
     body = {"records": [{**record, "from": "0", "to": "0", "props": [None, None]}]}
     r = client.post(f"/v1/spaces/{space}/import", json=body)
     assert r.status_code == 422 and r.json()["error"]["field"] == "records.0.props"
+
+
+def test_an_import_record_with_a_non_string_label_is_a_422(client, space) -> None:
+    node = {"type": "node", "label": {}, "key": "k"}
+    rel = {"type": "rel", "from_label": "Stage", "rel": "NEXT_STAGE", "to_label": [], "from": "a"}
+    for record, field in ((node, "records.0.label"), ({**rel, "to": "b"}, "records.0")):
+        r = client.post(f"/v1/spaces/{space}/import", json={"records": [record]})
+        assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
