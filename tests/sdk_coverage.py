@@ -2,8 +2,8 @@
 and each SDK's route table, as sets of ``(METHOD, path template)``.
 
 An SDK is covered when its table holds every public route and nothing else, and its live
-test calls each one. ``typescript_routes`` reads ``sdk/typescript/src/routes.ts``; a
-``python_routes`` next to it would cover the Python SDK the same way.
+test calls each one. ``typescript_table`` reads ``sdk/typescript/src/routes.ts``;
+tests/unit/test_sdk_coverage.py checks the Python SDK's table against the same routes.
 """
 
 from __future__ import annotations

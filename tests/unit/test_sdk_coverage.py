@@ -5,28 +5,12 @@ integration test tests/integration/test_sdk_routes.py sends every entry to a liv
 from __future__ import annotations
 
 import inspect
-from functools import cache
 from pathlib import Path
 
-from app.main import create_app
-from app.settings import Settings
 from mnemograph.client import AsyncClient, Client
 from mnemograph.client.calls import Endpoints
 from mnemograph.client.routes import NOT_CALLED, ROUTES
-
-METHODS = {"get", "post", "put", "patch", "delete"}
-
-
-@cache
-def public_routes() -> frozenset[tuple[str, str]]:
-    """(METHOD, path template) of every operation in the server's OpenAPI document."""
-    spec = create_app(Settings()).openapi()
-    return frozenset(
-        (method.upper(), path)
-        for path, ops in spec["paths"].items()
-        for method in ops
-        if method in METHODS
-    )
+from tests.sdk_coverage import public_routes
 
 
 def test_every_public_route_is_called_by_the_sdk() -> None:
