@@ -74,9 +74,10 @@ def cmd_prepare(args: argparse.Namespace, engine: Any = None) -> int:
     """Both prompts of every question at every budget, blinded (``engine``: an engine already
     started, else one on ``--neo4j-uri`` or the benchmarks' own Neo4j)."""
     from benchmarks import machine
+    from benchmarks.dense_rag import dense_prompt
     from benchmarks.instance import neo4j_for_bench, start_engine
     from benchmarks.reader_packs import Keyed, new_labels, write_reader_packs
-    from benchmarks.reader_prompts import CONDITIONS, PromptMaker, dense_prompt
+    from benchmarks.reader_prompts import CONDITIONS, PromptMaker
     from pipelines import spaces
     from pipelines.errors import NotFound
 
@@ -115,7 +116,7 @@ def cmd_prepare(args: argparse.Namespace, engine: Any = None) -> int:
             hits = maker.dense_hits(space, q.text, q.question_time)
             for budget in budgets:
                 context = maker.mnemograph(space, q.text, q.question_time, budget)
-                dense, _ = dense_prompt(q.text, hits, len(context))
+                dense = dense_prompt(q.text, hits, len(context)).prompt
                 for condition, prompt in zip(CONDITIONS, (context, dense), strict=True):
                     keyed = Keyed(
                         q.id, c.id, q.category, condition, budget, space, q.text, len(prompt)

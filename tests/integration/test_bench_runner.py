@@ -11,6 +11,7 @@ import pytest
 
 from benchmarks import perf, reports, runner
 from benchmarks.context_bench import AssemblerContext
+from benchmarks.dense_rag import DenseRagContext
 from benchmarks.format import parse_dataset
 from benchmarks.mnemograph import RECALL_PRESETS, MnemographSystem
 from benchmarks.sut import QueryInput
@@ -102,6 +103,7 @@ def test_runner_end_to_end(engine, tmp_path):
     plans = [
         runner.ContextPlan(AssemblerContext(engine, "assembler")),
         runner.ContextPlan(AssemblerContext(engine, "assembler-flat")),
+        runner.ContextPlan(DenseRagContext(engine)),
         runner.ContextPlan(
             AssemblerContext(engine, "assembler-no-ppr"), budgets=[512], settings=["scale"]
         ),
@@ -135,7 +137,10 @@ def test_runner_end_to_end(engine, tmp_path):
         assert set(res["context"]["assembler"]) == {"300", "1000"}
         assert res["context"]["flat"]["1000"]["any"] == 1.0  # everything fits in 1000 tokens
         # context precision: every context's text split into its memories' records
-        for system in ("flat", "assembler"):
+        # the dense-RAG baseline: the whole prompt within the budget (chars/3)
+        dense = res["context"]["dense-rag"]
+        assert dense["1000"]["any"] == 1.0 and dense["300"]["used_tokens_mean"] <= 300
+        for system in ("flat", "assembler", "dense-rag"):
             prec = res["context"][system]["1000"]["precision"]
             assert prec["n"] == 2 and 0.0 < prec["turn"] <= prec["session"] <= 1.0
             assert prec["unattributed"] == 0.0
