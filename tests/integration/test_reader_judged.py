@@ -12,7 +12,9 @@ import uuid
 
 import pytest
 
-from benchmarks import metrics, reader_judged
+from benchmarks import context_rescore, metrics, reader_judged, runner
+from benchmarks.context_bench import FlatRecallContext
+from benchmarks.dense_rag import DenseRagContext
 from benchmarks.format import dataset_to_json, parse_dataset
 from benchmarks.mnemograph import MnemographSystem
 from benchmarks.reader_packs import read_jsonl, read_key, write_jsonl
@@ -113,6 +115,21 @@ def test_prepare_grade_report_end_to_end(engine, tmp_path):
         argv = f"prepare --dataset generic --path {data} --run {run} --packs {packs} --key "
         argv += f"{key_path} --budgets 300 800 --batch-size 3 --seed 7"
         assert reader_judged.main(argv.split(), engine=engine) == 0
+        # the same kept space, rescored for context recall and precision (no ingest)
+        dense = DenseRagContext(engine)
+        try:
+            units = context_rescore.units_of_run(json.loads(run.read_text()), "per-conversation")
+            kept = context_rescore.collect_kept(
+                ds.conversations, units, FlatRecallContext(system), [dense], [300], "x"
+            )
+        finally:
+            dense.close()
+        rescored = runner.score(ds, kept, runner.RunOptions(configs=[], budgets=[300]))
+        assert set(rescored["context"]) == {"flat", "dense-rag"}
+        assert rescored["pool"]["memories"]["total"] == 6
+        for sys_ in ("flat", "dense-rag"):
+            c = rescored["context"][sys_]["300"]
+            assert c["n"] == 3 and c["precision"]["n"] == 3 and c["precision"]["turn"] > 0
     finally:
         system.drop(space)
         system.close()
