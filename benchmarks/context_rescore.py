@@ -8,8 +8,8 @@ space for, every question goes, as :class:`~benchmarks.sut.ContextInput` (text, 
 to the flat-recall baseline, the dense-RAG baseline and the assembler, as the harness's context
 benchmark sends them; the outcomes are scored by :func:`benchmarks.runner.score` (context
 recall, context precision). Reads only (recall with ``touch`` off). Measures the current code's
-read path against a write path that ran before; ``--limit-questions`` takes the first N of each
-conversation.
+read path against a write path that ran before; ``--limit-questions N`` draws N questions of
+each conversation at random (``--seed``), in their order.
 """
 
 from __future__ import annotations
@@ -17,16 +17,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmarks import machine
 from benchmarks.format import Conversation, Dataset
 from benchmarks.runner import ContextOutcome, RunOptions, SettingRun, UnitRun, score
 from benchmarks.sut import ContextSystem, context_input, query_input
+
+T = TypeVar("T")
 
 
 def units_of_run(run: dict[str, Any], setting: str) -> list[UnitRun]:
@@ -80,6 +83,14 @@ def collect_kept(
     return run
 
 
+def sample(items: Sequence[T], n: int, rng: random.Random) -> tuple[T, ...]:
+    """``n`` of ``items`` drawn at random, in their order (all of them when fewer)."""
+    if len(items) <= n:
+        return tuple(items)
+    keep = set(rng.sample(range(len(items)), n))
+    return tuple(x for i, x in enumerate(items) if i in keep)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -90,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run", required=True)
     p.add_argument("--setting", default="per-conversation")
     p.add_argument("--budgets", nargs="+", type=int, default=[1000, 2000, 4000])
-    p.add_argument("--limit-questions", type=int, default=None)
+    p.add_argument(
+        "--limit-questions", type=int, default=None, help="N questions drawn per conversation"
+    )
+    p.add_argument("--seed", type=int, default=1, help="seed of --limit-questions' draw")
     p.add_argument("--name", required=True)
     p.add_argument("--out-dir", type=Path, default=None)
     p.add_argument("--neo4j-uri", default=None)
@@ -107,10 +121,11 @@ def main(argv: list[str] | None = None) -> int:
 
     dataset, source = load_dataset(args.dataset, args.path)
     if args.limit_questions:
+        rng = random.Random(args.seed)
         dataset = replace(
             dataset,
             conversations=tuple(
-                replace(c, questions=c.questions[: args.limit_questions])
+                replace(c, questions=sample(c.questions, args.limit_questions, rng))
                 for c in dataset.conversations
             ),
         )
@@ -138,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "dataset": {"name": dataset.name, "path": str(source), "questions": len(
             {(co.conversation, co.question) for co in run.context})},
         "config": {"run": str(run_path), "budgets": budgets, "setting": args.setting,
-                   "limit_questions": args.limit_questions, "reads_only": True},
+                   "limit_questions": args.limit_questions, "seed": args.seed, "reads_only": True},
         "code": {**code, "note": f"read path of this code on the spaces of {run_path.name}"},
         "machine": machine.record(load_start),
         "started_at": started,

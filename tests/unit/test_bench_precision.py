@@ -149,3 +149,19 @@ def test_score_reports_precision_per_system_and_budget(tmp_path):
     text = reports.recall_markdown(result)
     assert "Context precision" in text and "| assembler | 1000 | 1 | 0.200 | 0.400 |" in text
     assert "context precision" in reports.figures_markdown(result)
+
+
+def test_rescore_units_and_sample():
+    import random
+
+    from benchmarks.context_rescore import sample, units_of_run
+
+    run = {"results": {"scale": {"ingest": [{"space": "sp", "conversations": ["a", "b"]}]}}}
+    (u,) = units_of_run(run, "scale")
+    assert u.space == "sp" and u.conversations == [("a", "a:"), ("b", "b:")]
+    with pytest.raises(ValueError, match="per-conversation"):
+        units_of_run(run, "per-conversation")
+    got = sample(list(range(20)), 5, random.Random(1))
+    assert len(got) == 5 and list(got) == sorted(got)  # kept in order
+    assert got == sample(list(range(20)), 5, random.Random(1))
+    assert sample([1, 2], 5, random.Random(1)) == (1, 2)
