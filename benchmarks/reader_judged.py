@@ -67,6 +67,11 @@ def spaces_of_run(run: dict[str, Any], setting: str) -> dict[str, str]:
     return {cid: u["space"] for u in units for cid in u["conversations"]}
 
 
+def _leftovers(folder: Path, pattern: str) -> list[Path]:
+    """Files of an earlier run that a new one would mix with (packs are never overwritten)."""
+    return sorted(folder.glob(pattern)) if folder.is_dir() else []
+
+
 # ------------------------------------------------------------------------------------ prepare
 
 
@@ -81,6 +86,12 @@ def cmd_prepare(args: argparse.Namespace, engine: Any = None) -> int:
     from pipelines import spaces
     from pipelines.errors import NotFound
 
+    stale = _leftovers(Path(args.packs), "reader-*.jsonl") + (
+        [Path(args.key)] if Path(args.key).exists() else []
+    )
+    if stale:
+        print(f"error: an earlier run's files are in the way: {stale[0]}", file=sys.stderr)
+        return 2
     dataset, source = load_dataset(args.dataset, args.path)
     run_path = Path(args.run).resolve()
     space_of = spaces_of_run(json.loads(run_path.read_text(encoding="utf-8")), args.setting)
@@ -185,6 +196,9 @@ def cmd_grade_pack(args: argparse.Namespace) -> int:
         return 2
     rng = random.Random(args.seed if args.seed is not None else secrets.randbits(64))
     out = Path(args.out)
+    if _leftovers(out, "grader-*.jsonl"):
+        print(f"error: {out} already holds grader packs", file=sys.stderr)
+        return 2
     files = write_grader_packs(rows, key, out, args.batch_size, rng)
     shutil.copyfile(GRADER_INSTRUCTIONS, out / "instructions.md")
     print(f"wrote {len(rows)} answers in {len(files)} grader packs to {out}")

@@ -115,6 +115,7 @@ def test_prepare_grade_report_end_to_end(engine, tmp_path):
         argv = f"prepare --dataset generic --path {data} --run {run} --packs {packs} --key "
         argv += f"{key_path} --budgets 300 800 --batch-size 3 --seed 7"
         assert reader_judged.main(argv.split(), engine=engine) == 0
+        assert reader_judged.main(argv.split(), engine=engine) == 2  # never over an earlier run
         # the same kept space, rescored for context recall and precision (no ingest)
         dense = DenseRagContext(engine)
         try:
