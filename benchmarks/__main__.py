@@ -57,6 +57,12 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="skip the in-memory reference baselines (exact dense, BM25)",
     )
     p.add_argument("--context-preset", default="full", help="preset the flat baseline packs")
+    p.add_argument(
+        "--no-dense-rag",
+        action="store_true",
+        help="skip the dense-RAG context baseline (dense recall, best chunk of long memories, "
+        "packed into the budget: benchmarks/dense_rag.py)",
+    )
     p.add_argument("--flat-k", type=int, default=100, help="recall results the flat baseline packs")
     p.add_argument(
         "--assembler-variants",
@@ -139,15 +145,17 @@ def _preset_description(presets: dict[str, Any], name: str) -> Any:
 
 
 def _context_plans(engine: Any, args: argparse.Namespace) -> tuple[list, str | None]:
-    """The assembler variants to run, or the reason none can run."""
+    """The dense-RAG baseline and the assembler variants to run, or the reason no assembler
+    variant can run."""
     from benchmarks.context_bench import (
         ABLATION_VARIANTS,
         AssemblerContext,
         ContextBenchUnavailable,
     )
+    from benchmarks.dense_rag import DenseRagContext
     from benchmarks.runner import ContextPlan
 
-    plans = []
+    plans = [] if args.no_dense_rag else [ContextPlan(DenseRagContext(engine))]
     try:
         for v in args.assembler_variants:
             plans.append(ContextPlan(AssemblerContext(engine, v)))
@@ -163,7 +171,7 @@ def _context_plans(engine: Any, args: argparse.Namespace) -> tuple[list, str | N
                     )
                 )
     except ContextBenchUnavailable as exc:
-        return [], str(exc)
+        return plans[:1] if not args.no_dense_rag else [], str(exc)
     return plans, None
 
 
@@ -272,6 +280,7 @@ def run_recall(args: argparse.Namespace, dataset, source: dict[str, Any]) -> int
             "context_preset": options.context_preset,
             "flat_k": options.flat_k,
             "assembler_variants": list(args.assembler_variants),
+            "dense_rag": not args.no_dense_rag,
             "scale_variants": list(args.scale_variants),
             "workers": options.workers,
             "ablation_settings": list(args.ablation_settings),

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.packing import pack
-from benchmarks.sut import AssembledContext, ContextInput, QueryInput, RecallSystem
+from benchmarks.packing import pack, spans
+from benchmarks.sut import AssembledContext, ContextInput, ContextSpan, QueryInput, RecallSystem
 
 
 class ContextBenchUnavailable(RuntimeError):
@@ -50,6 +50,7 @@ class FlatRecallContext:
     @staticmethod
     def pack(retrieval, budgets: Sequence[int]) -> dict[int, AssembledContext]:
         out = {}
+        by_id = {h.id: h for h in retrieval.hits}
         for b in budgets:
             p = pack(retrieval.hits, b)
             out[b] = AssembledContext(
@@ -57,6 +58,7 @@ class FlatRecallContext:
                 used_tokens=p.used_tokens,
                 latency_ms=retrieval.latency_ms,
                 report={"offered": p.offered, "skipped": p.skipped},
+                spans=spans([by_id[i] for i in p.ids]),
             )
         return out
 
@@ -134,6 +136,40 @@ def included_memory_ids(resp: Any) -> list[str]:
     )
 
 
+#: The section whose records are summaries, not memories (no span of it names a memory).
+SUMMARIES_SECTION = "stage_summaries"
+
+
+def response_spans(
+    sections: Mapping[str, str], included: Mapping[str, Sequence[str]]
+) -> tuple[ContextSpan, ...]:
+    """A context response's section texts as spans: each record's own lines (``who: what``
+    and its continuations) with the memory it shows, the rest (headers, group lines, data
+    tags, banners, summary blocks) as framing.
+
+    The k-th record of a memory section is the k-th id of ``included[section]`` (the
+    assembler reads its sections back that way); in the facts section the k-th record's turn
+    is the k-th id there while each turn shows one fact (``facts_per_memory`` = 1, the
+    default). Where the counts differ the records are kept unattributed (``memory_id``
+    None), never guessed."""
+    from pipelines.assemble.blocks import parse_records
+
+    out: list[ContextSpan] = []
+    for section, text in sections.items():
+        if not text:
+            continue
+        records = [] if section == SUMMARIES_SECTION else parse_records(text)
+        ids: list[str | None] = list(included.get(section) or [])
+        if len(ids) != len(records):
+            ids = [None] * len(records)
+        covered = 0
+        for rec, memory_id in zip(records, ids, strict=True):
+            out.append(ContextSpan(section, rec.end - rec.start, memory_id, record=True))
+            covered += rec.end - rec.start
+        out.append(ContextSpan(section, len(text) - covered))
+    return tuple(out)
+
+
 def _full_window_config() -> dict[str, Any]:
     """The assembler's configuration for the benchmark: no safety margin, so (with headroom
     1.0) the whole prompt may use exactly the budget, as the flat baseline's lines do. The
@@ -205,4 +241,6 @@ class AssemblerContext:
             used_tokens=int(report.total_tokens),
             latency_ms=latency,
             report={"mode": report.mode},
+            spans=response_spans(resp.sections, resp.included_ids),
+            prompt=resp.prompt,
         )

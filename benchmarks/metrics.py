@@ -14,14 +14,17 @@ Per question, over the ranked list the system returned (``k`` = 10 by default):
   over the multi-evidence questions (``FR@k``, the case it exists for) and over all (``FR@k.all``).
 
 Questions without gold evidence are not scored for retrieval (the caller counts them).
+Context precision (:func:`context_precision`) is the share of a context's text that comes from
+gold turns or from their sessions, over the whole context and over its facts section.
 Abstention treats unanswerable questions as the positive class: precision = share of abstentions
 that were on unanswerable questions, recall = share of unanswerable questions abstained on.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +140,82 @@ def context_recall(items: Iterable[tuple[frozenset[str], Iterable[str]]]) -> dic
     return {"n": len(anys), "any": _mean(anys), "all": _mean(alls), "frac": _mean(fracs)}
 
 
+FACTS_SECTION = "facts"
+
+
+@dataclass(frozen=True)
+class Precise:
+    """One context to score for precision: its spans (:class:`benchmarks.sut.ContextSpan`:
+    ``section``, ``chars``, ``memory_id``, ``record``), the question's gold turns and
+    sessions, and the session of every turn the spans may name."""
+
+    spans: Sequence[Any]
+    gold_turns: frozenset[str]
+    gold_sessions: frozenset[str]
+    session_of: Mapping[str, str]
+
+
+def _shares(spans: Sequence[Any], p: Precise) -> tuple[float, float, float] | None:
+    """(gold-turn, gold-session, unattributed-record) shares of the characters of ``spans``;
+    None for no characters."""
+    total = sum(s.chars for s in spans)
+    if total <= 0:
+        return None
+    turn = session = loose = 0
+    for s in spans:
+        if s.memory_id is None:
+            loose += s.chars if s.record else 0
+            continue
+        if s.memory_id in p.gold_turns:
+            turn += s.chars
+        if p.session_of.get(s.memory_id) in p.gold_sessions:
+            session += s.chars
+    return turn / total, session / total, loose / total
+
+
+def context_precision(items: Iterable[Precise]) -> dict[str, Any]:
+    """Context precision: the share of a context's characters (tokens are chars/3, so the
+    same share) that come from gold evidence turns (``turn``) and from their sessions
+    (``session``), averaged over the contexts with gold and any text; ``facts``: the same
+    over the facts section alone (contexts that have one, ``n``), with ``share`` the facts
+    section's part of the whole context (over every context). ``unattributed``: the share
+    of record characters whose memory could not be told (never counted as gold)."""
+    turns: list[float] = []
+    sessions: list[float] = []
+    loose: list[float] = []
+    f_turns: list[float] = []
+    f_sessions: list[float] = []
+    f_share: list[float] = []
+    for p in items:
+        if not p.gold_turns:
+            continue
+        whole = _shares(p.spans, p)
+        if whole is None:
+            continue
+        turns.append(whole[0])
+        sessions.append(whole[1])
+        loose.append(whole[2])
+        facts = [s for s in p.spans if s.section == FACTS_SECTION]
+        total = sum(s.chars for s in p.spans)
+        f_share.append(sum(s.chars for s in facts) / total)
+        part = _shares(facts, p)
+        if part is not None:
+            f_turns.append(part[0])
+            f_sessions.append(part[1])
+    return {
+        "n": len(turns),
+        "turn": _mean(turns),
+        "session": _mean(sessions),
+        "unattributed": _mean(loose),
+        "facts": {
+            "n": len(f_turns),
+            "turn": _mean(f_turns),
+            "session": _mean(f_sessions),
+            "share": _mean(f_share),
+        },
+    }
+
+
 def percentile(values: Sequence[float], p: float) -> float | None:
     """Linear-interpolated percentile (p in 0..100), None for no values."""
     if not values:
@@ -158,3 +237,15 @@ def latency_summary(values_ms: Sequence[float]) -> dict[str, Any]:
         "mean_ms": _mean(list(values_ms)),
         "max_ms": max(values_ms) if values_ms else None,
     }
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test of ``wins`` against ``losses`` (ties left out): the
+    probability, under a fair coin, of a split at least this uneven. 1.0 without pairs."""
+    n = wins + losses
+    if wins < 0 or losses < 0:
+        raise ValueError("counts must be non-negative")
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1))
+    return min(1.0, 2 * tail / 2**n)

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.sut import Hit
+from benchmarks.sut import ContextSpan, Hit
 
 CHARS_PER_TOKEN = 3
 
@@ -22,9 +22,24 @@ def estimate_tokens(text: str, chars_per_token: int = CHARS_PER_TOKEN) -> int:
     return math.ceil(len(text) / chars_per_token) if text else 0
 
 
+def _when(hit: Hit) -> str:
+    return f"[{hit.time.date().isoformat() if hit.time else '?'}] "
+
+
 def render(hit: Hit) -> str:
-    when = hit.time.date().isoformat() if hit.time else "?"
-    return f"[{when}] {hit.speaker or '?'}: {hit.content}"
+    return f"{_when(hit)}{hit.speaker or '?'}: {hit.content}"
+
+
+def spans(hits: Sequence[Hit], section: str = "flat") -> tuple[ContextSpan, ...]:
+    """The packed lines of ``hits`` (in order, one line each) as context spans: a line's
+    ``speaker: content`` is its memory's, its ``[date] `` and line break are framing (as an
+    assembler's group lines are)."""
+    out: list[ContextSpan] = []
+    for i, h in enumerate(hits):
+        line, when = render(h), _when(h)
+        out.append(ContextSpan(section, len(when) + (1 if i else 0)))
+        out.append(ContextSpan(section, len(line) - len(when), h.id, record=True))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,50 @@ def _intent_table(configs: dict[str, Any]) -> list[str]:
     ]
 
 
+def _precision_table(context: dict[str, Any]) -> list[str]:
+    """Context precision per system and budget (results recorded before it have none)."""
+    rows = []
+    for system, by_budget in context.items():
+        for budget, cr in sorted(by_budget.items(), key=lambda kv: int(kv[0])):
+            p = cr.get("precision")
+            if not p or not p.get("n"):
+                continue
+            f = p.get("facts") or {}
+            rows.append(
+                [
+                    system,
+                    budget,
+                    str(p["n"]),
+                    _f(p.get("turn")),
+                    _f(p.get("session")),
+                    _f(f.get("share")),
+                    f"{_f(f.get('turn'))} / {_f(f.get('session'))} ({f.get('n', 0)})",
+                    _f(p.get("unattributed")),
+                ]
+            )
+    if not rows:
+        return []
+    header = [
+        "system",
+        "budget",
+        "n",
+        "gold turns",
+        "gold sessions",
+        "facts share",
+        "facts: gold turns / sessions (n)",
+        "unattributed",
+    ]
+    return [
+        "Context precision (share of the context's characters, so of its chars/3 tokens, in "
+        "records of gold evidence turns / of turns from their sessions, mean per question; "
+        "framing, headers and stage summaries count as not gold; facts: the Facts section "
+        "alone, over the contexts that have one, and its share of the whole context):",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -281,6 +325,7 @@ def recall_markdown(result: dict[str, Any], images: Sequence[Path] = ()) -> str:
                 if st != "run":
                     lines.append(f"\n*{system}*: {st}")
             lines.append("")
+            lines += _precision_table(sres.get("context") or {})
             ctx_cats = sorted(
                 {
                     cat
@@ -385,6 +430,26 @@ def figures_markdown(result: dict[str, Any], image_prefix: str = "benchmarks/res
                 rows.append(row)
             lines += _table(["system", *[str(b) for b in budgets]], rows)
             lines.append("")
+            rows = []
+            for system, by_budget in ctx.items():
+                row = [system]
+                for b in budgets:
+                    p = (by_budget.get(str(b)) or {}).get("precision") or {}
+                    f = p.get("facts") or {}
+                    row.append(
+                        f"{_f(p.get('turn'))} / {_f(p.get('session'))} / {_f(f.get('turn'))}"
+                        if p.get("n")
+                        else "–"
+                    )
+                rows.append(row)
+            if any(cell != "–" for row in rows for cell in row[1:]):
+                lines += [
+                    f"*{setting}* — context precision (share of the context's tokens from gold "
+                    "turns / from their sessions / of the Facts section's tokens from gold turns)",
+                    "",
+                    *_table(["system", *[str(b) for b in budgets]], rows),
+                    "",
+                ]
     name = result["name"]
     for suffix in ("by-config", "by-category", "context"):
         lines.append(f"![{name}-{suffix}]({image_prefix}{name}-{suffix}.png)")

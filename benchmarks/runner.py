@@ -34,6 +34,7 @@ from benchmarks import metrics as M
 from benchmarks.context_bench import ContextBenchUnavailable, FlatRecallContext
 from benchmarks.format import Conversation, Dataset
 from benchmarks.sut import (
+    ContextSpan,
     ContextSystem,
     CorpusSession,
     IngestStats,
@@ -109,6 +110,8 @@ class ContextOutcome:
     used_tokens: int
     latency_ms: float
     mode: str | None = None
+    spans: tuple[ContextSpan, ...] = ()
+    """The context's text by section and memory (context precision)."""
 
 
 @dataclass
@@ -274,6 +277,7 @@ def collect(
                                 tuple(ctx.memory_ids),
                                 ctx.used_tokens,
                                 ctx.latency_ms,
+                                spans=ctx.spans,
                             )
                         )
                     for plan in plans:
@@ -289,6 +293,7 @@ def collect(
                                     ctx.used_tokens,
                                     ctx.latency_ms,
                                     ctx.report.get("mode"),
+                                    ctx.spans,
                                 )
                             )
                     return out
@@ -332,6 +337,17 @@ def gold_index(dataset: Dataset, run: SettingRun) -> dict[tuple[str, str], Gold]
                 sessions=frozenset(p + session_of[e] for e in q.evidence),
             )
     return out
+
+
+def session_index(dataset: Dataset, run: SettingRun) -> dict[str, str]:
+    """Every turn of the run's conversations -> its session, in the id space of its unit."""
+    prefix = {cid: p for u in run.units for cid, p in u.conversations}
+    return {
+        prefix[c.id] + t: prefix[c.id] + s
+        for c in dataset.conversations
+        if c.id in prefix
+        for t, s in c.session_of_turn().items()
+    }
 
 
 def _pool_summary(units: Sequence[UnitRun]) -> dict[str, Any]:
@@ -404,8 +420,10 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
     groups: dict[tuple[str, int], list[ContextOutcome]] = defaultdict(list)
     for co in run.context:
         groups[(co.system, co.budget)].append(co)
+    session_of = session_index(dataset, run) if run.context else {}
     for (system, budget), cos in sorted(groups.items()):
         pairs = []
+        precise = []
         by_cat: dict[str, list] = defaultdict(list)
         for co in cos:
             g = gold[(co.conversation, co.question)]
@@ -413,8 +431,11 @@ def score(dataset: Dataset, run: SettingRun, options: RunOptions) -> dict[str, A
                 continue
             pairs.append((g.turns, co.ids))
             by_cat[g.category].append((g.turns, co.ids))
+            if co.spans:
+                precise.append(M.Precise(co.spans, g.turns, g.sessions, session_of))
         context.setdefault(system, {})[str(budget)] = {
             **M.context_recall(pairs),
+            "precision": M.context_precision(precise),
             "by_category": {c: M.context_recall(v) for c, v in sorted(by_cat.items())},
             "used_tokens_mean": round(sum(c.used_tokens for c in cos) / len(cos), 1),
             "memories_mean": round(sum(len(c.ids) for c in cos) / len(cos), 1),

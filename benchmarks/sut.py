@@ -116,14 +116,31 @@ class Retrieval:
     intent: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ContextSpan:
+    """A run of a context's text: its section, its length in characters and the memory it
+    shows (a fact section's span: the turn the fact came from); ``None`` for framing (headers,
+    group lines, data tags, banners) and for stage summaries, which show no one memory."""
+
+    section: str
+    chars: int
+    memory_id: str | None = None
+    record: bool = False
+    """A memory's or a fact's own record (``memory_id`` None then: not attributable)."""
+
+
 @dataclass
 class AssembledContext:
-    """What an assembler returned for one question: the memory ids it put in the context."""
+    """What an assembler returned for one question: the memory ids it put in the context,
+    and (for context precision, scored later) its text split into :class:`ContextSpan`."""
 
     memory_ids: list[str]
     used_tokens: int
     latency_ms: float = 0.0
     report: dict[str, Any] = field(default_factory=dict)
+    spans: tuple[ContextSpan, ...] = ()
+    prompt: str = ""
+    """The whole prompt the reader would get (kept by the reader-judged benchmark only)."""
 
 
 @dataclass
