@@ -186,7 +186,7 @@ def test_onnx_query_tokens_match_the_pytorch_batch(models):
     ]
     assert emb.query_encoder_status.active, emb.query_encoder_status.detail
     vec_q, tok_q = emb.encode_with_tokens(texts)  # a few texts: onnxruntime
-    vec_b, tok_b = emb.encode_with_tokens(texts * 8)  # a batch: PyTorch
+    vec_b, tok_b = emb.encode_with_tokens(texts * 8)  # a batch: the document encoder
     assert np.abs(vec_q - vec_b[:2]).max() < 1e-4
     assert np.abs(vec_b[:2] - emb.encode(texts)).max() < 1e-4
     for a, b in zip(tok_q, tok_b[:2], strict=True):
