@@ -248,7 +248,7 @@ def test_batches_by_word_pieces_give_the_vectors_of_one_text_at_a_time(models):
     get the vectors and token vectors each would get alone."""
     emb = models.embedder
     texts = [("word " * n).strip() + f" {n}" for n in (1, 300, 7, 40, 2, 120, 3, 60, 9, 15)]
-    alone = [emb.encode_with_tokens([t] * 9) for t in texts]  # 9 > direct_max: PyTorch
+    alone = [emb.encode_with_tokens([t] * 9) for t in texts]  # 9 > direct_max: the batch path
     saved = emb.batch_pieces, emb.batch_texts
     emb.batch_pieces, emb.batch_texts = 300, 3
     try:
