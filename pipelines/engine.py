@@ -37,6 +37,7 @@ class EngineSettings:
     #: padded word pieces per batch when ingest embeds (pipelines.models.batching)
     embedding_batch_pieces: int = DEFAULT_BATCH_PIECES
     query_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.query_encoder
+    document_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.document_encoder
     model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL
     reranker: RerankerSettings = field(default_factory=RerankerSettings)
@@ -59,6 +60,7 @@ def load_models(settings: EngineSettings) -> Models:
         settings.embedding_batch_size,
         batch_pieces=settings.embedding_batch_pieces,
         query_encoder=settings.query_encoder,
+        document_encoder=settings.document_encoder,
         cache_dir=settings.model_cache_dir,
     )
     nlp, s_nlp = load_nlp(settings.spacy_model)

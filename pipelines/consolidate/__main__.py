@@ -40,6 +40,7 @@ def _engine(uri: str | None) -> Engine:
             graph=graph,
             embedding_model_path=env.get("MNEMOGRAPH_EMBEDDING_MODEL_PATH") or None,
             query_encoder=env.get("MNEMOGRAPH_QUERY_ENCODER", "onnx"),
+            document_encoder=env.get("MNEMOGRAPH_DOCUMENT_ENCODER", "onnx"),
             model_cache_dir=env.get("MNEMOGRAPH_MODEL_CACHE_DIR") or None,
         )
     )

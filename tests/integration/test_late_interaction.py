@@ -186,7 +186,7 @@ def test_onnx_query_tokens_match_the_pytorch_batch(models):
     ]
     assert emb.query_encoder_status.active, emb.query_encoder_status.detail
     vec_q, tok_q = emb.encode_with_tokens(texts)  # a few texts: onnxruntime
-    vec_b, tok_b = emb.encode_with_tokens(texts * 8)  # a batch: PyTorch
+    vec_b, tok_b = emb.encode_with_tokens(texts * 8)  # a batch: the document encoder
     assert np.abs(vec_q - vec_b[:2]).max() < 1e-4
     assert np.abs(vec_b[:2] - emb.encode(texts)).max() < 1e-4
     for a, b in zip(tok_q, tok_b[:2], strict=True):
@@ -248,7 +248,7 @@ def test_batches_by_word_pieces_give_the_vectors_of_one_text_at_a_time(models):
     get the vectors and token vectors each would get alone."""
     emb = models.embedder
     texts = [("word " * n).strip() + f" {n}" for n in (1, 300, 7, 40, 2, 120, 3, 60, 9, 15)]
-    alone = [emb.encode_with_tokens([t] * 9) for t in texts]  # 9 > direct_max: PyTorch
+    alone = [emb.encode_with_tokens([t] * 9) for t in texts]  # 9 > direct_max: the batch path
     saved = emb.batch_pieces, emb.batch_texts
     emb.batch_pieces, emb.batch_texts = 300, 3
     try:
