@@ -22,6 +22,7 @@ Run: ``python -m benchmarks.standing_precision score benchmarks/labels/standing-
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import random
@@ -37,6 +38,7 @@ from benchmarks.format import Dataset
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.standing import extract_standing
 from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
+from pipelines.models.nlp import load_nlp
 
 DATASETS = ("locomo", "beam-100k")
 
@@ -62,6 +64,11 @@ def statement_hash(text: str) -> str:
     return hashlib.sha256(normalise_for_match(text).encode("utf-8")).hexdigest()
 
 
+@functools.cache
+def _nlp() -> Any:
+    return load_nlp()[0]
+
+
 def _load(name: str) -> Dataset:
     return locomo.load()[0] if name == "locomo" else beam.load()[0]
 
@@ -79,11 +86,12 @@ def locate(statement: str, content: str) -> tuple[int, int]:
 def extracted(dataset: Dataset, name: str) -> Iterator[Found]:
     """Every standing statement the current extractor finds in ``dataset``."""
     roles = DEFAULT_INGEST_CONFIG.facts.user_roles
+    nlp = _nlp()
     for conv in dataset.conversations:
         for session in conv.sessions:
             for turn in session.turns:
                 role = "user" if name == "locomo" else turn.role
-                for s in extract_standing(turn.content, role, roles):
+                for s in extract_standing(turn.content, role, roles, nlp):
                     start, end = locate(s.text, turn.content)
                     yield Found(
                         name, conv.id, turn.id, start, end, s.category, s.text, turn.content
@@ -145,7 +153,7 @@ def _kept(label: dict[str, Any], current: list[Found]) -> bool:
 def score(path: Path) -> dict[str, Any]:
     labels = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     report: dict[str, Any] = {"labels": str(path)}
-    for name in DATASETS + ("all",):
+    for name in (*DATASETS, "all"):
         rows = [r for r in labels if name in ("all", r["dataset"])]
         if not rows:
             continue
@@ -154,7 +162,7 @@ def score(path: Path) -> dict[str, Any]:
     kept = [
         r for r in labels if _kept(r, current[r["dataset"]].get((r["conversation"], r["turn"]), []))
     ]
-    for name in DATASETS + ("all",):
+    for name in (*DATASETS, "all"):
         if name not in report:
             continue
         rows = [r for r in labels if name in ("all", r["dataset"])]
