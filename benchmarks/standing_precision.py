@@ -7,6 +7,9 @@ LoCoMo's two speakers are both people: every LoCoMo turn is read as a user turn 
 client ingesting a conversation between two people would send it; the benchmark's own mapping
 makes ``speaker_b`` the assistant, which would hide half of the people's statements).
 
+BEAM-1M (``/work/shared/datasets/beam/1M``, the nine conversations there) is data the extraction
+rules were not written against: the v2 sample draws from it as well.
+
 * ``sample``: draw ``--per-dataset`` statements per dataset with ``random.Random(--seed)`` from
   everything the current code extracts (sorted by dataset, conversation, turn, span first) and
   write them, WITH their turns' text, to a file outside the repository for labelling by reading.
@@ -40,7 +43,8 @@ from pipelines.ingest.standing import extract_standing
 from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
 from pipelines.models.nlp import load_nlp
 
-DATASETS = ("locomo", "beam-100k")
+DATASETS = ("locomo", "beam-100k", "beam-1m")
+BEAM_1M = Path("/work/shared/datasets/beam/1M")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,9 @@ def _nlp() -> Any:
 
 
 def _load(name: str) -> Dataset:
-    return locomo.load()[0] if name == "locomo" else beam.load()[0]
+    if name == "locomo":
+        return locomo.load()[0]
+    return beam.load(BEAM_1M, "beam-1m")[0] if name == "beam-1m" else beam.load()[0]
 
 
 def locate(statement: str, content: str) -> tuple[int, int]:
@@ -105,10 +111,10 @@ def _sentence_of(found: Found) -> str:
     return ""
 
 
-def sample(per_dataset: int, seed: int, out: Path) -> None:
+def sample(per_dataset: int, seed: int, out: Path, datasets: list[str]) -> None:
     rng = random.Random(seed)
     rows: list[dict[str, Any]] = []
-    for name in DATASETS:
+    for name in datasets:
         population = sorted(
             extracted(_load(name), name), key=lambda f: (f.conversation, f.turn, f.start)
         )
@@ -188,11 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-dataset", type=int, default=100)
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS[:2]))
     s = sub.add_parser("score", help="precision of a committed label file")
     s.add_argument("labels", type=Path)
     args = parser.parse_args(argv)
     if args.command == "sample":
-        sample(args.per_dataset, args.seed, args.out)
+        sample(args.per_dataset, args.seed, args.out, args.datasets)
     else:
         print(json.dumps(score(args.labels), indent=2))
     return 0

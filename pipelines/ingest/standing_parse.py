@@ -40,6 +40,7 @@ _COMPLEMENTS = frozenset(
 _EMPTY_ADVERBS = frozenset({"always", "never", "ever", "just", "really", "also", "not", "n't"})
 _PRESENT = frozenset({"VB", "VBP"})
 _PAST_OR_ONGOING = frozenset({"VBD", "VBN", "VBG"})
+_NOT_VERBS = frozenset({"JJ", "JJR", "JJS", "RB", "DT", "IN"})
 #: The words put before an instruction's body: a modal forces the base-form verb reading.
 SHOULD = ("You", "should")
 _TRAILING = frozenset({",", ".", ";", ":", "!", "?", "-", "–", "—", "…"})
@@ -97,8 +98,8 @@ def instruction_holds(should_doc: Doc, i_doc: Doc) -> bool:
     between = should_doc[len(SHOULD) : root.i] if root.i >= len(SHOULD) else None
     if between is None or any(t.pos_ not in ("ADV", "PART") for t in between):
         return False  # the body does not open with its verb ("always here to help")
-    if root.tag_ != "VB" or i_doc[1 + len(between)].tag_ in _PAST_OR_ONGOING:
-        return False
+    if root.tag_ != "VB" or i_doc[1 + len(between)].tag_ in _PAST_OR_ONGOING | _NOT_VERBS:
+        return False  # "never had …" is narration; "always good to hear" has no verb
     if _not_a_rule_verb(root) or not _has_complement(root):
         return False
     return not _about_listener(t for t in should_doc if t.i >= len(SHOULD))
