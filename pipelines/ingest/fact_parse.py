@@ -28,7 +28,8 @@ _VERBS = frozenset({"VERB", "AUX"})
 def stands_alone(doc: Any, min_words: int) -> bool:
     """Whether the parsed unit ``doc`` reads as a statement by itself (module docstring)."""
     words = [t for t in doc if not t.is_punct and not t.is_space]
-    if len(words) < min_words or words[0].lower_ in lex.CLAUSE_OPENERS:
+    # words as a reader counts them: "I'll do that" is three, though spaCy sees four tokens
+    if len(doc.text.split()) < min_words or not words or words[0].lower_ in lex.CLAUSE_OPENERS:
         return False
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if not roots or roots[0].pos_ not in _VERBS:
