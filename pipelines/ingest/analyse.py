@@ -27,6 +27,7 @@ _DUPLICATED_BY_STANDING = frozenset({"preference", "constraint"})
 class Analyser:
     def __init__(self, nlp: Any, config: IngestConfig) -> None:
         self.config = config
+        self.nlp = nlp
         self.extractor = EntityExtractor(nlp, config.entities)
 
     def analyse(self, items: Sequence[Item], check: Callable[[], None] | None = None) -> None:
@@ -64,7 +65,7 @@ class Analyser:
                 "embedding": None,
                 "condition_embedding": None,
             }
-            for j, s in enumerate(extract_standing(it.text, it.role, cfg.user_roles))
+            for j, s in enumerate(extract_standing(it.text, it.role, cfg.user_roles, self.nlp))
         ]
 
     def _facts(self, it: Item, standing: set[str]) -> list[dict[str, Any]]:
@@ -74,6 +75,8 @@ class Analyser:
             it.speaker,
             config=self.config.facts,
             entities=[m.name for m in it.mentions],
+            nlp=self.nlp,
+            when=it.event_time,
         )
         rows = []
         for j, f in enumerate(facts):

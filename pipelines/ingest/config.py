@@ -217,6 +217,9 @@ class FactConfig(BaseModel):
     """Units longer than this are cut at a word boundary and marked with an ellipsis."""
     min_words: int = Field(default=2, ge=1)
     """Units shorter than this are not extracted."""
+    min_standalone_words: int = Field(default=4, ge=1)
+    """A fact (not a question) shorter than this is replaced by its sentence or dropped: it
+    means nothing without its turn (:mod:`pipelines.ingest.fact_parse`)."""
     max_facts_per_text: int = Field(default=64, ge=1)
     embedded_categories: frozenset[str] = frozenset(
         {"decision", "constraint", "fact", "action_item", "provisional"}

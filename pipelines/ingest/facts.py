@@ -22,6 +22,14 @@ it. Extraction is a deterministic reformatting, never a judgement of importance:
    word after the first, an acronym, a number, a time expression ("yesterday", "last week"), a
    family/relationship noun, or one of the caller-supplied entity names.
 
+7. With the spaCy pipeline (as ingest runs it), a unit that is not a question must stand alone
+   (:mod:`pipelines.ingest.fact_parse`): at least four words, a verb, not a dependent clause
+   ("Melanie: My kids", "Caroline: Since I was 17 or so" are not facts); a clause that fails is
+   replaced by its whole sentence when that one stands alone, else dropped; a relative time
+   ("yesterday") gets the turn's date. Questions stay category ``question``: they are never
+   embedded, so the Facts section of a context never shows them (stage schemas list the open
+   ones).
+
 Units are de-duplicated within a text by category and :func:`normalise_for_match`.
 """
 
@@ -30,8 +38,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Literal, get_args
+from datetime import datetime
+from typing import Any, Literal, get_args
 
+from pipelines.ingest import fact_parse
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, FactConfig
 from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
 
@@ -200,6 +210,7 @@ _ANCHOR = _rx(
     r"friends?|boss|colleague|coworker|team|dog|cat|grand\w+|aunt|uncle|cousin|family|job|"
     r"name|birthday|home|house|apartment))\b"
 )
+_UNUSED_PIPES = ["ner"]
 _NOT_NAME = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
 _WORD = re.compile(r"\S+")
 
@@ -288,35 +299,75 @@ def extract_facts(
     *,
     config: FactConfig | None = None,
     entities: Collection[str] = (),
+    nlp: Any = None,
+    when: datetime | None = None,
 ) -> list[AtomicFact]:
     """Extract atomic facts from one turn (algorithm in the module docstring).
 
     ``role`` decides decision crediting (only :attr:`FactConfig.user_roles` make decisions);
     ``speaker`` is copied to every fact; ``entities`` are names already found in the turn (for
     instance by :class:`pipelines.ingest.entities.EntityExtractor`) that anchor ``fact`` units.
-    Returns facts in text order, at most :attr:`FactConfig.max_facts_per_text`.
+    With ``nlp`` (the spaCy pipeline), every fact but a question must stand alone
+    (:mod:`pipelines.ingest.fact_parse`; step 7); ``when`` is the turn's time, added to a fact
+    that says a relative time. Returns facts in text order, at most
+    :attr:`FactConfig.max_facts_per_text`.
     """
     cfg = config or DEFAULT_INGEST_CONFIG.facts
     if not cfg.enabled or not text.strip():
         return []
     role_key = role.casefold().strip()
     is_user = role_key in cfg.user_roles
-    facts: list[AtomicFact] = []
-    seen: set[tuple[str, str]] = set()
+    found: list[tuple[str, str, tuple[FactCategory, str, float]]] = []
     for sentence in split_sentences(strip_code_blocks(text)):
         for clause in split_clauses(sentence):
             unit = _clean(clause, cfg.max_words)
             if len(unit.split()) < cfg.min_words or _SMALL_TALK.match(unit):
                 continue
             verdict = _classify(unit, clause, is_user, cfg, entities)
-            if verdict is None:
-                continue
-            category, rule, confidence = verdict
-            dedup_key = (category, normalise_for_match(unit))
-            if dedup_key in seen:
-                continue
-            seen.add(dedup_key)
-            facts.append(AtomicFact(category, unit, speaker, role_key, confidence, rule))
-            if len(facts) >= cfg.max_facts_per_text:
-                return facts
+            if verdict is not None:
+                found.append((unit, sentence, verdict))
+    if nlp is not None:
+        found = _standing_alone(found, nlp, cfg, when)
+    facts: list[AtomicFact] = []
+    seen: set[tuple[str, str]] = set()
+    for unit, _, (category, rule, confidence) in found:
+        dedup_key = (category, normalise_for_match(unit))
+        if dedup_key in seen:
+            continue
+        seen.add(dedup_key)
+        facts.append(AtomicFact(category, unit, speaker, role_key, confidence, rule))
+        if len(facts) >= cfg.max_facts_per_text:
+            return facts
     return facts
+
+
+_Found = tuple[str, str, tuple[FactCategory, str, float]]
+
+
+def _standing_alone(
+    found: list[_Found], nlp: Any, cfg: FactConfig, when: datetime | None
+) -> list[_Found]:
+    """Units that stand alone, a failing clause replaced by its sentence when that one does;
+    questions pass as they are (they are never shown as facts: not embedded)."""
+    checked = [i for i, (_, _, v) in enumerate(found) if v[0] != "question"]
+    docs = dict(
+        zip(checked, nlp.pipe([found[i][0] for i in checked], disable=_UNUSED_PIPES), strict=True)
+    )
+    retry = {i for i in checked if not fact_parse.stands_alone(docs[i], cfg.min_standalone_words)}
+    # a clause is replaced by its sentence only when no other clause of it stands alone (else
+    # the sentence would repeat that fact)
+    standing = {found[i][1] for i in checked if i not in retry}
+    sentences = {i: _clean(found[i][1], cfg.max_words) for i in sorted(retry)}
+    retried = dict(zip(sentences, nlp.pipe(sentences.values(), disable=_UNUSED_PIPES), strict=True))
+    out: list[_Found] = []
+    for i, (unit, sentence, verdict) in enumerate(found):
+        doc = retried.get(i, docs.get(i))
+        if i in retry:
+            alone = fact_parse.stands_alone(doc, cfg.min_standalone_words)
+            if sentence in standing or sentences[i] == unit or not alone:
+                continue
+            unit = sentences[i]
+        if when is not None and doc is not None and fact_parse.relative_time(doc):
+            unit = fact_parse.with_date(unit, when)
+        out.append((unit, sentence, verdict))
+    return out

@@ -39,7 +39,9 @@ the same category and speaker in the space when their embeddings are at least
 ``restate_similarity`` alike (a restatement: the latest wording wins), or at least
 ``change_similarity`` alike and the new one announces a change or flips the polarity ("I
 prefer SQLite for now" → "I prefer PostgreSQL now"). Two different standing rules ("Always
-include type hints", "Always include docstrings") stay side by side.
+include type hints", "Always include docstrings") stay side by side. A statement identical to an
+active one (same normalised text) supersedes nothing: both stay active (the Facts section shows
+one, it de-duplicates by normalised text), each with its own turn as provenance.
 """
 
 from __future__ import annotations
@@ -47,11 +49,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from pipelines.ingest.text import split_sentences, strip_code_blocks
+from pipelines.ingest import standing_parse
+from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
 
 __all__ = ["Standing", "StandingCategory", "extract_standing", "supersedes"]
 
@@ -122,13 +125,15 @@ _ASKING = _rx(
     r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:can|could|would|will|do|does|is|are|how|what|which|"
     r"why|should|any)\b)"
 )
-#: The topic a standing statement is conditioned on.
-_CONDITION = _rx(
-    r"\b(?:when(?:ever)?|if)\s+(?:i|we)\s+(?:ask|am asking|inquire|talk|write)\s+(?:you\s+)?"
-    r"(?:about|for|regarding|on)\s+(?P<a>.+)$|"
-    r"\b(?:when(?:ever)?|while)\s+(?:discussing|talking about|explaining|covering|it comes to)"
-    r"\s+(?P<b>.+)$|\bfor\s+(?:any|all)\s+(?P<c>.+?)\s+(?:questions?|requests?|tasks?)$"
+#: The rule words before an instruction's verb, removed before its body is parsed.
+_OPENER = _rx(
+    r"^(?:(?:always|never|don't|do not|don't ever|do not ever|never ever)\s+|"
+    r"make sure (?:to |that )?|be sure to |i want you to |i'd like you to (?:always )?|"
+    r"i would like you to (?:always )?)"
 )
+#: Openers that make an instruction standing by themselves ("never …", "don't …").
+_INHERENTLY_STANDING = _rx(r"^(?:always|never|don't|do not|stop|avoid|i want you to)\b")
+_UNUSED_PIPES = ["ner"]
 _WORDS = re.compile(r"\S+")
 
 
@@ -136,31 +141,34 @@ def _blank_quotes(sentence: str) -> str:
     return _QUOTED.sub(lambda m: " " * len(m.group(0)), sentence)
 
 
-def _statement(
-    category: StandingCategory, text: str, rule: str, confidence: float
-) -> Standing | None:
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """What the opening words suggest; the grammar checks decide (:mod:`standing_parse`)."""
+
+    category: StandingCategory
+    text: str
+    rule: str
+    confidence: float
+    #: instruction: the body to parse after "You "; preference: the whole sentence
+    parse: str
+    #: a request that is standing only with a marker ("make sure to ALWAYS cite sources")
+    needs_marker: bool = False
+
+
+def _statement(c: _Candidate, text: str, condition: str | None) -> Standing | None:
     text = " ".join(text.split()).strip(" ,;:-")
     if len(_WORDS.findall(text)) < 2:
         return None
     text = text[:1].upper() + text[1:]
     return Standing(
-        category,
+        c.category,
         text,
-        rule,
-        confidence,
+        c.rule,
+        c.confidence,
         bool(_CHANGE.search(text)),
         bool(_NEGATED.search(_PURPOSE.sub("", text))),
-        _condition(text),
+        condition,
     )
-
-
-def _condition(text: str) -> str | None:
-    """The topic the statement applies to (``Standing.condition``), if it names one."""
-    m = _CONDITION.search(text)
-    if m is None:
-        return None
-    topic = " ".join((m.group("a") or m.group("b") or m.group("c") or "").split()).strip(" .,;:")
-    return topic if len(_WORDS.findall(topic)) >= 1 and len(topic) >= 3 else None
 
 
 def _declarative(sentence: str) -> str | None:
@@ -171,11 +179,12 @@ def _declarative(sentence: str) -> str | None:
     return sentence[: m.start()] if m is not None else None
 
 
-def _instruction(sentence: str, original: str) -> Standing | None:
+def _instruction(sentence: str, original: str) -> _Candidate | None:
     """``sentence`` has its quotations blanked (same offsets as ``original``)."""
     lead = _LEAD.match(sentence)
     body = sentence[lead.end() :] if lead else sentence
-    text = original[len(sentence) - len(body) :].rstrip(".!")
+    offset = len(sentence) - len(body)
+    text = original[offset:].rstrip(".!")
     standing_start = _STANDING_START.match(body)
     rest = body
     if standing_start:
@@ -184,30 +193,45 @@ def _instruction(sentence: str, original: str) -> Standing | None:
         rest = rest[again.end() :] if again else rest
     if _NOT_INSTRUCTION.match(rest):
         return None
+    verb_at = len(sentence) - len(rest)
+    opener = _OPENER.match(rest)
+    if opener:
+        verb_at += opener.end()
+    parse = original[verb_at:].strip().rstrip(".!")
     if standing_start or _INSTRUCTION.match(rest):
-        return _statement("instruction", text, "imperative", 0.8)
+        marked = bool(standing_start) or bool(_INHERENTLY_STANDING.match(rest))
+        return _Candidate("instruction", text, "imperative", 0.8, parse, not marked)
     if _WEAK_INSTRUCTION.match(rest) and _STANDING_MARKER.search(rest):
-        return _statement("instruction", text, "imperative-marked", 0.7)
+        return _Candidate("instruction", text, "imperative-marked", 0.7, parse)
     return None
 
 
-def _preference(sentence: str, original: str) -> Standing | None:
+def _preference(sentence: str, original: str) -> _Candidate | None:
     for m in _PREFERENCE.finditer(sentence):
         if _NOT_SUBJECT.search(sentence[: m.start()]):
             continue
-        end = _CLAUSE_END.search(sentence, m.end())
-        stop = end.start() if end else len(sentence)
-        return _statement("preference", original[m.start() : stop].rstrip(".!"), "prefer", 0.8)
+        return _Candidate("preference", "", "prefer", 0.8, original.rstrip(".!"))
     return None
 
 
-def extract_standing(text: str, role: str, user_roles: frozenset[str]) -> list[Standing]:
-    """Standing instructions and preferences of one turn (module docstring); ``[]`` unless
-    ``role`` (case-insensitive) is one of ``user_roles``."""
-    if role.casefold().strip() not in user_roles or not text.strip():
-        return []
-    out: list[Standing] = []
-    seen: set[tuple[str, str]] = set()
+def _verified(c: _Candidate, doc: Any, i_doc: Any) -> Standing | None:
+    """The candidate as a statement if its grammar holds (:mod:`standing_parse`)."""
+    if c.category == "instruction":
+        if not standing_parse.instruction_holds(doc, i_doc):
+            return None
+        if c.needs_marker and not standing_parse.is_standing_marked(c.text):
+            return None
+        return _statement(c, c.text, standing_parse.condition_of(doc))
+    span = standing_parse.preference_span(doc)
+    if span is None:
+        return None
+    text = c.parse[span[0] : span[1]]
+    end = _CLAUSE_END.search(text)
+    return _statement(c, text[: end.start()] if end else text, standing_parse.condition_of(doc))
+
+
+def _candidates(text: str) -> list[_Candidate]:
+    out: list[_Candidate] = []
     for raw in split_sentences(strip_code_blocks(text)):
         original = _declarative(raw.strip())
         if not original:
@@ -216,6 +240,29 @@ def extract_standing(text: str, role: str, user_roles: frozenset[str]) -> list[S
         if blanked[:1].isspace():  # the sentence opens with a quotation
             continue
         found = _instruction(blanked, original) or _preference(blanked, original)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def extract_standing(text: str, role: str, user_roles: frozenset[str], nlp: Any) -> list[Standing]:
+    """Standing instructions and preferences of one turn (module docstring); ``[]`` unless
+    ``role`` (case-insensitive) is one of ``user_roles``. ``nlp`` is the spaCy pipeline (its
+    tagger and parser check each candidate)."""
+    if role.casefold().strip() not in user_roles or not text.strip():
+        return []
+    candidates = _candidates(text)
+    if not candidates:
+        return []
+    should = " ".join(standing_parse.SHOULD) + " "
+    inputs: list[str] = []
+    for c in candidates:
+        inputs += [should + c.parse, "I " + c.parse] if c.category == "instruction" else [c.parse]
+    docs = iter(nlp.pipe(inputs, disable=_UNUSED_PIPES))
+    out: list[Standing] = []
+    seen: set[tuple[str, str]] = set()
+    for c in candidates:
+        found = _verified(c, next(docs), next(docs) if c.category == "instruction" else None)
         if found is not None and (found.category, found.text.casefold()) not in seen:
             seen.add((found.category, found.text.casefold()))
             out.append(found)
@@ -230,11 +277,15 @@ def supersedes(
     change_similarity: float,
 ) -> int | None:
     """Index into ``active`` (same category and speaker, oldest first) of the statement ``new``
-    retires, or None (module docstring). Ties go to the most recent."""
+    retires, or None (module docstring). Ties go to the most recent. A statement identical to
+    an active one (:func:`normalise_for_match`) retires nothing: it says the same rule again."""
     best, best_sim = None, -1.0
+    same = normalise_for_match(new.text)
     for i, (old, vec) in enumerate(active):
         if old.category != new.category:
             continue
+        if normalise_for_match(old.text) == same:
+            return None
         sim = float(np.dot(new_vector, vec))
         if sim >= best_sim:
             best, best_sim = i, sim

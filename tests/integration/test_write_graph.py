@@ -133,6 +133,26 @@ def test_standing_preferences_are_listed_and_superseded(client, engine, space):
     assert any(e.get("rule") == "standing-update" for e in edges)
 
 
+def test_an_identical_statement_supersedes_nothing(client, engine, space):
+    post(client, space, "s1", turns("Never use semicolons in JavaScript."))
+    # the same rule again (case and punctuation aside), in a later session and in one batch
+    post(
+        client,
+        space,
+        "s2",
+        turns("never use semicolons in JavaScript!", "Never use semicolons in JavaScript."),
+        day="2024-03-05",
+    )
+    history = client.get(
+        f"/v1/spaces/{space}/facts",
+        params={"category": "instruction", "include_superseded": True},
+    ).json()["facts"]
+    assert len(history) == 3
+    assert {f["status"] for f in history} == {"active"}
+    sups = client.get(f"/v1/spaces/{space}/supersessions").json()
+    assert not [e for e in sups.get("supersessions", sups) if e.get("rule") == "standing-update"]
+
+
 def test_request_body_limit_is_413(engine):
     from app.main import create_app
     from app.settings import Settings

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from datetime import UTC, datetime
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.ingest.config import FactConfig
 from pipelines.ingest.facts import FACT_CATEGORIES, AtomicFact, extract_facts, split_clauses
+from pipelines.models.nlp import load_nlp
 
 
 def _pairs(text: str, role: str = "user") -> list[tuple[str, str]]:
@@ -197,3 +202,50 @@ def test_extraction_invariants(text: str, role: str) -> None:
         if role != "user":
             assert fact.category != "decision"
     assert facts == extract_facts(text, role, "s")  # deterministic
+
+
+@functools.cache
+def _nlp() -> Any:
+    return load_nlp()[0]
+
+
+def _alone(text: str, role: str = "user") -> list[tuple[str, str]]:
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    facts = extract_facts(text, role, "Dana", nlp=_nlp(), when=when)
+    return [(f.category, f.text) for f in facts]
+
+
+def test_fragments_are_not_facts() -> None:
+    # a noun phrase and a dependent clause mean nothing without the turn they answer
+    assert _alone("My cousins in Lisbon!") == []
+    assert _alone("Since I was 12 or so.") == []
+    assert _alone("Because my team in Oslo asked.") == []
+
+
+def test_a_dependent_clause_takes_its_sentence_or_goes() -> None:
+    # "I was 12" is cut from a sentence whose main clause is a fact already: it goes
+    assert _alone("I have played chess with my dad since I was 12.") == [
+        ("fact", "I have played chess with my dad")
+    ]
+    assert _alone("I was 12, though I remember Porto well.") == [("fact", "I remember Porto well")]
+
+
+def test_a_relative_time_gets_the_turns_date() -> None:
+    assert _alone("I adopted a puppy from the Porto shelter yesterday.") == [
+        ("fact", "I adopted a puppy from the Porto shelter yesterday (8 May 2023)")
+    ]
+    assert _alone("We drove to Berlin last weekend.") == [
+        ("fact", "We drove to Berlin last weekend (8 May 2023)")
+    ]
+    # no relative time: no date
+    assert _alone("I moved to Porto in 2021.") == [("fact", "I moved to Porto in 2021")]
+
+
+def test_questions_stay_questions_and_are_never_embedded() -> None:
+    assert _alone("What did you do in Porto?") == [("question", "What did you do in Porto?")]
+    assert "question" not in FactConfig().embedded_categories
+
+
+def test_no_fact_under_four_words_with_the_parser() -> None:
+    text = "My kids! Me in 2020. I love Porto. I'll do that. I went to Porto in May. Since 2019."
+    assert all(len(t.split()) >= 4 for c, t in _alone(text) if c != "question")

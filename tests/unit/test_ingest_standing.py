@@ -4,16 +4,25 @@ model is in tests/integration/test_write_graph.py)."""
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import numpy as np
 import pytest
 
 from pipelines.ingest.standing import Standing, extract_standing, supersedes
+from pipelines.models.nlp import load_nlp
 
 USER = frozenset({"user"})
 
 
+@functools.cache
+def nlp() -> Any:
+    return load_nlp()[0]
+
+
 def got(text: str, role: str = "user") -> list[tuple[str, str]]:
-    return [(s.category, s.text) for s in extract_standing(text, role, USER)]
+    return [(s.category, s.text) for s in extract_standing(text, role, USER, nlp())]
 
 
 @pytest.mark.parametrize(
@@ -29,7 +38,8 @@ def got(text: str, role: str = "user") -> list[tuple[str, str]]:
         ("Don't add comments to the code.", [("instruction", "Don't add comments to the code")]),
         ("From now on, answer in French.", [("instruction", "From now on, answer in French")]),
         ("Use tabs everywhere from now on.", [("instruction", "Use tabs everywhere from now on")]),
-        ("Make sure to cite sources.", [("instruction", "Make sure to cite sources")]),
+        ("Make sure to always cite sources.",
+         [("instruction", "Make sure to always cite sources")]),
         ("I want you to be brief.", [("instruction", "I want you to be brief")]),
         (
             'Always format dates as "Month Day, Year" in timelines.',
@@ -89,18 +99,21 @@ def test_only_user_turns() -> None:
 
 
 def test_change_and_polarity() -> None:
-    (old,) = extract_standing("I prefer SQLite for now.", "user", USER)
-    (new,) = extract_standing("I prefer PostgreSQL now.", "user", USER)
+    (old,) = extract_standing("I prefer SQLite for now.", "user", USER, nlp())
+    (new,) = extract_standing("I prefer PostgreSQL now.", "user", USER, nlp())
     assert not old.change and new.change  # "for now" is not a change, "now" is
-    (neg,) = extract_standing("Never include type hints.", "user", USER)
+    (neg,) = extract_standing("Never include type hints.", "user", USER, nlp())
     assert neg.negated and not old.negated
     # a purpose clause says why, not what: its negation does not flip the statement
     (why,) = extract_standing(
-        "I prefer addressing patent office actions within 10 days to avoid delays.", "user", USER
+        "I prefer addressing patent office actions within 10 days to avoid delays.",
+        "user",
+        USER,
+        nlp(),
     )
-    (so,) = extract_standing("I prefer writing things down so I don't forget.", "user", USER)
+    (so,) = extract_standing("I prefer writing things down so I don't forget.", "user", USER, nlp())
     assert not why.negated and not so.negated
-    (avoid,) = extract_standing("Avoid global variables in every example.", "user", USER)
+    (avoid,) = extract_standing("Avoid global variables in every example.", "user", USER, nlp())
     assert avoid.negated
 
 
@@ -136,6 +149,8 @@ def test_supersession_rule() -> None:
     instr = Standing("instruction", "Always use tabs", "imperative", 0.8, True, False)
     assert supersedes(instr, _v(0, 1, 0), active, 0.85, 0.42) is None
     assert supersedes(_s("x"), _v(1, 0, 0), [], 0.85, 0.42) is None
+    # the same statement again (normalised text equal) retires nothing, however close
+    assert supersedes(_s("i prefer TABS!", change=True), _v(0, 1, 0), active, 0.85, 0.42) is None
 
 
 def test_a_statement_before_a_question_counts() -> None:
@@ -144,19 +159,79 @@ def test_a_statement_before_a_question_counts() -> None:
         "help me make it work?",
         "user",
         USER,
+        nlp(),
     )
     assert [(s.category, s.text) for s in out] == [
         ("preference", "I prefer using Excel for control")
     ]
-    assert extract_standing("Should I always use HTTPS?", "user", USER) == []
+    assert extract_standing("Should I always use HTTPS?", "user", USER, nlp()) == []
 
 
 def test_the_condition_of_a_standing_statement() -> None:
     (s,) = extract_standing(
-        "Always format dates in MM/DD/YYYY when I ask about scheduling details.", "user", USER
+        "Always format dates in MM/DD/YYYY when I ask about scheduling details.",
+        "user",
+        USER,
+        nlp(),
     )
     assert s.condition == "scheduling details"
-    (t,) = extract_standing("Always include tests when discussing new endpoints.", "user", USER)
+    (t,) = extract_standing(
+        "Always include tests when discussing new endpoints.", "user", USER, nlp()
+    )
     assert t.condition == "new endpoints"
-    (u,) = extract_standing("Always include type hints.", "user", USER)
+    (u,) = extract_standing("Always include type hints.", "user", USER, nlp())
     assert u.condition is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Don't schedule anything before 9 for me.",
+         [("instruction", "Don't schedule anything before 9 for me")]),
+        ("Never send me summaries longer than a page.",
+         [("instruction", "Never send me summaries longer than a page")]),
+        ("Make sure to always show units whenever we compare prices.",
+         [("instruction", "Make sure to always show units whenever we compare prices")]),
+        ("I prefer spreadsheets for budgets.",
+         [("preference", "I prefer spreadsheets for budgets")]),
+        ("I switched to a new laptop since I prefer its keyboard.",
+         [("preference", "I switched to a new laptop since I prefer its keyboard")]),
+        ("I prefer short answers, and I've already read the long guide twice.",
+         [("preference", "I prefer short answers")]),
+    ],
+)  # fmt: skip
+def test_rules_the_grammar_keeps(text: str, expected: list[tuple[str, str]]) -> None:
+    assert got(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't give up, you'll get there!",  # encouragement
+        "Never lose hope!",
+        "Don't let the setbacks stop you.",  # advice about the listener's own life
+        "Don't be afraid to ask for help.",
+        "Always believe in your plans.",
+        "Never had the time to visit it.",  # narration with the subject dropped
+        "Never tried sushi before.",
+        "Always happy to lend a hand.",  # boilerplate without a verb
+        "Always a pleasure talking to you.",
+        "Be sure to call your mom.",  # a one-off request
+        "In the future, I'm hoping to travel more.",  # a plan, not a rule for the listener
+        "I always feel calm by the sea.",  # feelings and narrated habits
+        "I never asked him about that.",
+        "We always go to the market on Sundays.",
+        "I'd rather show you the photo.",  # an offer in the moment
+        "I'd love some help with the options like I prefer.",  # no object: under "like"
+        "I prefer its colour.",  # nothing to say what "its" is
+    ],
+)
+def test_what_the_grammar_rejects(text: str) -> None:
+    assert got(text) == []
+
+
+def test_the_condition_comes_from_the_parse() -> None:
+    (s,) = extract_standing("Always show the unit when we discuss prices.", "user", USER, nlp())
+    assert s.condition == "prices"
+    (t,) = extract_standing("Never round numbers if I ask for totals.", "user", USER, nlp())
+    assert t.condition == "totals"
