@@ -4,15 +4,23 @@
 entities into a :class:`SchemaSummary`:
 
 * **entities** - the stage's key entities, by how many of its memories mention them (speakers'
-  own names left out: they are who talks, not what it is about);
+  own names and their short forms left out: they are who talks, not what it is about; so are
+  names made only of greetings, thanks and interjections, "Congrats");
 * **decisions** - ``decision`` facts (credited to users by the fact rules), most recent kept;
 * **outcomes** - facts (``fact``/``decision``/``action_item``) that report a result
   ("finished", "fixed", "shipped", "got the job", ...);
 * **open questions** - ``question`` facts that none of the next ``answer_window`` memories of
   another speaker answers (an answer shares ``answer_overlap`` of the question's content
   words);
-* **highlights** - the first sentence of the memories that mention most key entities;
+* **highlights** - the most informative sentence of the most informative memories (their
+  key entities, then their information content, :mod:`pipelines.ingest.salience`), never a
+  greeting, a thank-you or a bare reaction;
 * **summary** - all of the above as one bounded text, which is also embedded.
+
+Facts, questions and highlights are read without their social clauses ("Thanks, Mel. | ...",
+"Hey Caroline, | since we last talked ..."): what is left of a text that is only social talk
+is nothing, and it is left out. The salience of each text (spaCy) is computed by the service
+(:func:`_build_rows`) and handed to :func:`build_schema`, which stays pure.
 
 A schema is stored as ``(:Schema {space, id: 'schema:' + stage id, ...})-[:SUMMARIZES]->
 (:Stage)`` with a ``fingerprint`` of what it was built from (the stage's memories, their
@@ -31,6 +39,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from pipelines import spaces
 from pipelines.consolidate.claims import content_words
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, SchemaConfig
@@ -38,9 +48,20 @@ from pipelines.consolidate.context import JobContext
 from pipelines.consolidate.records import StageSchema
 from pipelines.engine import Engine
 from pipelines.errors import NotFound
-from pipelines.ingest.text import normalise_for_match, split_sentences
+from pipelines.ingest.salience import (
+    GENERIC_NOUNS,
+    INTERJECTIONS,
+    LIGHT_VERBS,
+    SOCIAL_ACTS,
+    Salience,
+    analyse,
+    is_name,
+    name_forms,
+)
+from pipelines.ingest.text import match_tokens, normalise_for_match, split_sentences
+from pipelines.recall.query import ends_with_question
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _OUTCOME = re.compile(
     r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
@@ -75,6 +96,15 @@ _QUESTION_WORDS = frozenset(
     }
 )
 _OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
+#: A tag question asks for agreement, not information ("Time flies, huh?", "..., isn't it?").
+_TAG_QUESTION = re.compile(
+    r",\s*(?:right|huh|eh|yeah|no|ok|okay|true|"
+    r"(?:is|are|was|were|do|does|did|have|has|can|could|would|will|should|wo|ca)n'?t\s+\w+|"
+    r"don'?t you think)\s*\?\W*$",
+    re.IGNORECASE,
+)
+#: Words a question does not ask about (see :func:`_open_questions`).
+_NOT_ASKED = SOCIAL_ACTS | INTERJECTIONS | LIGHT_VERBS | GENERIC_NOUNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +173,33 @@ def _dedupe_keep_last(items: Sequence[str], limit: int) -> list[str]:
 def _first_sentence(text: str, words: int) -> str:
     sentences = split_sentences(text)
     first = (sentences[0] if sentences else text).strip()
-    parts = first.split()
+    return _words(first, words)
+
+
+def _words(text: str, words: int) -> str:
+    parts = text.split()
     return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+
+
+class _Reader:
+    """The informative part of texts (their salience, when the caller computed it)."""
+
+    def __init__(self, salience: Mapping[str, Salience] | None) -> None:
+        self.salience = salience or {}
+
+    def clean(self, text: str) -> str:
+        """``text`` without its social sentences and clauses ("" when that is all it is);
+        ``text`` itself when its salience is unknown."""
+        got = self.salience.get(text)
+        return text if got is None else got.text()
+
+    def score(self, text: str) -> float:
+        got = self.salience.get(text)
+        return float(len(content_words(text))) if got is None else got.score
+
+    def highlight(self, text: str, words: int) -> str:
+        got = self.salience.get(text)
+        return _first_sentence(text, words) if got is None else _words(got.best(), words)
 
 
 def _bounded(text: str, limit: int) -> str:
@@ -162,15 +217,24 @@ def build_schema(
     stage_id: str,
     stage_name: str | None = None,
     config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
+    salience: Mapping[str, Salience] | None = None,
 ) -> SchemaSummary:
     """The schema-structured summary of one stage (see the module docstring). Pure and
-    deterministic: the same inputs in any order give the same summary."""
+    deterministic: the same inputs in any order give the same summary. ``salience``: text
+    -> its salience (:func:`pipelines.ingest.salience.analyse`) for the memories' and facts'
+    texts; a text without one is read whole."""
+    reader = _Reader(salience)
     ordered = sorted(memories, key=StageMemory.order)
     position = {m.id: i for i, m in enumerate(ordered)}
     speakers = sorted({m.speaker for m in ordered if m.speaker}, key=str.casefold)
     key_entities, key_set = _key_entities(ordered, entities, speakers, config)
     fact_list = sorted(
-        (f for f in facts if f.memory_id in position), key=lambda f: (position[f.memory_id], f.id)
+        (
+            replace(f, text=reader.clean(f.text))
+            for f in facts
+            if f.memory_id in position and reader.clean(f.text)
+        ),
+        key=lambda f: (position[f.memory_id], f.id),
     )
     decisions = _dedupe_keep_last(
         [f.text for f in fact_list if f.category == "decision"], config.max_decisions
@@ -186,14 +250,27 @@ def build_schema(
         config.max_outcomes,
     )
     open_questions = _dedupe_keep_last(
-        _open_questions(ordered, fact_list, position, config), config.max_questions
+        _open_questions(
+            ordered,
+            fact_list,
+            position,
+            config,
+            name_forms(speakers),
+            reader if salience is not None else None,
+        ),
+        config.max_questions,
     )
-    scored = sorted(ordered, key=lambda m: (-len(set(m.entity_keys) & key_set), position[m.id]))
-    highlights = [
-        _first_sentence(m.text, config.highlight_words)
-        for m in scored[: config.max_highlights]
-        if m.text.strip()
-    ]
+    informative = [m for m in ordered if reader.clean(m.text).strip()]
+    scored = sorted(
+        informative,
+        key=lambda m: (
+            -len(set(m.entity_keys) & key_set),
+            -reader.score(m.text),
+            position[m.id],
+        ),
+    )
+    picked = (reader.highlight(m.text, config.highlight_words) for m in scored)
+    highlights = list(dict.fromkeys(h for h in picked if h))[: config.max_highlights]
     times = [m.time for m in ordered if m.time is not None]
     start, end = (min(times), max(times)) if times else (None, None)
     sessions = {m.session_id for m in ordered if m.session_id}
@@ -224,15 +301,30 @@ def _key_entities(
     """The names of the stage's key entities (most mentioned first, speakers left out) and
     the keys of the entities ranked with them."""
     speaker_keys = {s.casefold() for s in speakers}
+    forms = name_forms(speakers)
     by_key = {e.key: e for e in entities}
     mentions = Counter(k for m in ordered for k in set(m.entity_keys) if k in by_key)
     ranked = sorted(mentions.items(), key=lambda kv: (-kv[1], by_key[kv[0]].name.casefold()))
+
+    def speaker_like(name: str) -> bool:
+        words = match_tokens(name)
+        return name.casefold() in speaker_keys or (bool(words) and all(
+            is_name(w, forms) or w in SOCIAL_ACTS for w in words
+        ))  # fmt: skip
+
     key_entities = [
         by_key[k].name
         for k, _ in ranked
-        if not (config.exclude_speaker_entities and by_key[k].name.casefold() in speaker_keys)
+        if not (config.exclude_speaker_entities and speaker_like(by_key[k].name))
+        and not _only_social(by_key[k].name)
     ][: config.max_entities]
     return key_entities, {k for k, _ in ranked if by_key[k].name in key_entities}
+
+
+def _only_social(name: str) -> bool:
+    """A name made only of greetings, thanks and interjections ("Congrats", "Wow")."""
+    words = match_tokens(name)
+    return bool(words) and all(w in SOCIAL_ACTS or w in INTERJECTIONS for w in words)
 
 
 def _open_questions(
@@ -240,9 +332,16 @@ def _open_questions(
     fact_list: Sequence[StageFact],
     position: Mapping[str, int],
     config: SchemaConfig,
+    forms: frozenset[str] = frozenset(),
+    reader: _Reader | None = None,
 ) -> list[str]:
     """Question facts that none of the next ``answer_window`` memories of another speaker
-    answers, in order."""
+    answers, in order. Only what a question asks about counts: not the speakers' names, nor
+    greetings, interjections, light verbs and generic nouns ("Hey Mel, what's up?", "How
+    have things been?" ask about nothing); only a text that asks ("?") is a question, and a
+    tag question ("..., right?") is not. In a conversation a question directly followed by
+    the other party's turn in the same session, when that turn says something (``reader``:
+    not social talk only), is answered: the two are an adjacency pair."""
     words_of: dict[str, set[str]] = {}
 
     def words(m: StageMemory) -> set[str]:
@@ -254,16 +353,30 @@ def _open_questions(
     for f in fact_list:
         if f.category != "question":
             continue
-        asked = content_words(f.text) - _QUESTION_WORDS
+        asked = {
+            w
+            for w in content_words(f.text) - _QUESTION_WORDS
+            if w not in _NOT_ASKED and w not in STOP_WORDS and not is_name(w, forms)
+        }
         if len(asked) < config.min_question_words:
+            continue
+        if not ends_with_question(f.text) or _TAG_QUESTION.search(f.text):
             continue
         asker = (f.speaker or f.role or "").casefold()
         after = position[f.memory_id] + 1
-        answered = any(
-            len(asked & words(m)) >= config.answer_overlap * len(asked)
+        others = [
+            m
             for m in ordered[after : after + config.answer_window]
             if (m.speaker or m.role or "").casefold() != asker
-        )
+        ]
+        answered = any(len(asked & words(m)) >= config.answer_overlap * len(asked) for m in others)
+        if not answered and reader is not None and after < len(ordered):
+            asked_of, reply = ordered[after - 1], ordered[after]
+            answered = (  # an adjacency pair: the other party's next turn replies
+                reply in others
+                and reply.session_id == asked_of.session_id
+                and bool(reader.clean(reply.text).strip())
+            )
         if not answered:
             open_q.append(f.text)
     return open_q
@@ -360,7 +473,13 @@ def _build_rows(
         if not mems:
             continue
         summary = build_schema(
-            mems, facts, ents, stage_id=st["id"], stage_name=st["name"], config=config
+            mems,
+            facts,
+            ents,
+            stage_id=st["id"],
+            stage_name=st["name"],
+            config=config,
+            salience=_salience(engine, mems, facts),
         )
         built.append((st, summary))
     if not built:
@@ -385,6 +504,16 @@ def _build_rows(
         }
         for (st, s), vec in zip(built, vectors, strict=True)
     ]
+
+
+def _salience(
+    engine: Engine, mems: Sequence[StageMemory], facts: Sequence[StageFact]
+) -> dict[str, Salience]:
+    """The salience of a stage's memory and fact texts (spaCy, one batch), the stage's
+    speakers being the names a vocative uses."""
+    texts = list(dict.fromkeys([*(m.text for m in mems), *(f.text for f in facts)]))
+    speakers = {m.speaker for m in mems if m.speaker}
+    return dict(zip(texts, analyse(engine.nlp, texts, speakers), strict=True))
 
 
 def _is_stale(st: Mapping[str, Any]) -> bool:
