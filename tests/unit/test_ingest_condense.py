@@ -43,3 +43,8 @@ def test_only_social_talk_keeps_the_earliest() -> None:
     assert informative_sentence(["Hey Mel!", "Thanks!"], (), NAMES) == (0, "Hey Mel!")
     with pytest.raises(ValueError):
         informative_sentence([], (), NAMES)
+
+
+def test_without_the_speakers_names_a_vocative_still_says_nothing() -> None:
+    sentences = ["Wow, Caroline!", "Thanks, Mel.", "The adoption interview is on 3 May."]
+    assert informative_sentence(sentences, ()) == (2, "The adoption interview is on 3 May.")
