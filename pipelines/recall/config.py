@@ -373,7 +373,9 @@ class EchoesConfig(_Section):
     turn that answers it (:mod:`pipelines.recall.echoes`)."""
 
     #: Echoes are looked for among this many of the ranking's first candidates; 0 turns the
-    #: step off.
+    #: step off. LoCoMo conversations 1-3 in process (preset full, k = 10, 495 questions),
+    #: off / on: MRR 0.6041 / 0.6145, R@10 0.8808 / 0.8828 (13 rankings changed);
+    #: BEAM-100K conversation 1 (18 questions): 0.6426 / 0.6426, nothing changed.
     window: NonNegativeInt = 10
     #: An echo: at least this share of the content words its question sentences ask about
     #: are the query's ...
