@@ -94,7 +94,18 @@ class IngestResponse(SchemaModel):
 class RecallResult(SchemaModel):
     id: str
     content: str
-    score: float
+    score: float = Field(
+        description="A relative ranking score, higher is better, comparable only between the "
+        "results of one response (not across queries, spaces or presets; not a probability "
+        "or a similarity). With presets `full` and `fast` it is the last rescoring step's "
+        "value: a score min-max normalised to [0, 1] plus a session lift of at most 0.3 "
+        "(`session_late_interaction.weight`, else `session_documents.weight`), so within "
+        "[0, 1.3]; below the late-interaction window, without a session lift, it can be "
+        "negative. With `dense` it is the weighted reciprocal-rank-fusion sum (small: about "
+        "1/21 for the first rank of one signal of weight 1). Results are in the returned "
+        "order, which selection, replies, standing slots, exact identifier matches and time "
+        "order may make differ from score order."
+    )
     session_id: str | None = None
     stage_id: str | None = None
     time: datetime | None = None

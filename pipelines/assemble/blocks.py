@@ -30,8 +30,12 @@ renders a single memory in that block shape (``<m by=.. at=.. stage=..>``).
 
 Escaping (:func:`escape_content`) guarantees that, whatever the stored text:
 
-* it contains no ``<`` (nor its full-width look-alikes), so it can neither open
-  nor close a block: ``&`` becomes ``&amp;`` and ``<`` becomes ``&lt;``;
+* it can neither open nor close a block: a ``<`` (or a full-width look-alike) that starts
+  one of the prompt's own tags (:data:`BLOCK_TAGS`, in any case, with blanks or ``/``
+  between) becomes ``&lt;`` (``&#xff1c;``, ``&#xfe64;``), and an ``&`` only where it would
+  read as one of these entities (``&amp;``, ``&lt;``, ``&#x..;``) becomes ``&amp;``; any
+  other ``<`` or ``&`` stays as written, so code reads as code
+  (``@app.route('/users/<int:user_id>')``, ``a < b && c``);
 * no line of it starts (after blanks or invisible format characters) with
   ``#``, so it cannot pose as a section header (``## ...``) or as the
   truncation banner (``### CONTEXT TRUNCATION WARNING``): such a line gets one
@@ -131,8 +135,14 @@ _BLOCK_RE = re.compile(
 # C0 controls but \t and \n (the other line breaks are normalised first), DEL, C1, and the
 # bidirectional controls: marks, embeddings, overrides, isolates.
 _CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# The entities escaping makes (controls, look-alikes of "<"); any other "&" is "&amp;".
-_ENTITY = re.compile(r"&#x([0-9a-f]{1,4});")
+# A "<" (or a look-alike) that opens or closes one of the prompt's tags: "<m ", "</memories>",
+# "< / Summary>"; "<int:user_id>", "a < b" and "<memory>" are not the prompt's and stay.
+_TAG_START = re.compile(rf"[<\uff1c\ufe64](?=\s*/?\s*(?:{_TAG_ALT})(?![\w:.-]))", re.IGNORECASE)
+_TAG_START_ESCAPES = {"<": "&lt;", "\uff1c": "&#xff1c;", "\ufe64": "&#xfe64;"}
+# An "&" the unescape would read as an entity: only that one is escaped (as "&amp;").
+_ENTITY_LIKE = re.compile(r"&(?=amp;|lt;|#x[0-9a-f]{1,4};)")
+# Every entity escaping makes, read back in one left-to-right pass.
+_ESCAPES = re.compile(r"&(?:(amp)|(lt)|#x([0-9a-f]{1,4}));")
 
 
 def neutralize_controls(text: str) -> str:
@@ -160,20 +170,26 @@ def defang_line_starts(text: str) -> str:
 def escape_content(text: str) -> str:
     """Escape stored text so it can sit between block delimiters safely.
 
-    See the module docstring for the guarantees.  The result contains no ``<``
-    and no line that could be read as a header or banner line.
+    See the module docstring for the guarantees.  The result contains no ``<`` that opens
+    or closes one of the prompt's tags and no line that could be read as a header or banner
+    line; code keeps its ``<`` and ``&``.
     """
     text = normalize_newlines(text)
-    text = text.replace("&", "&amp;")
-    text = text.replace("<", "&lt;").replace("\uff1c", "&#xff1c;").replace("\ufe64", "&#xfe64;")
+    text = _ENTITY_LIKE.sub("&amp;", text)
+    text = _TAG_START.sub(lambda m: _TAG_START_ESCAPES[m.group(0)], text)
     return defang_line_starts(neutralize_controls(text))
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    if m.group(1):
+        return "&"
+    return "<" if m.group(2) else chr(int(m.group(3), 16))
 
 
 def unescape_content(text: str) -> str:
     """Inverse of :func:`escape_content` (up to line-break normalisation)."""
     text = _ESCAPED_HEADER.sub(r"\1\2", text)
-    text = _ENTITY.sub(lambda m: chr(int(m.group(1), 16)), text).replace("&lt;", "<")
-    return text.replace("&amp;", "&")
+    return _ESCAPES.sub(_unescape_one, text)
 
 
 def escape_attribute(value: str) -> str:

@@ -4,15 +4,23 @@
 entities into a :class:`SchemaSummary`:
 
 * **entities** - the stage's key entities, by how many of its memories mention them (speakers'
-  own names left out: they are who talks, not what it is about);
+  own names and their short forms left out: they are who talks, not what it is about; so are
+  names made only of greetings, thanks and interjections, "Congrats");
 * **decisions** - ``decision`` facts (credited to users by the fact rules), most recent kept;
 * **outcomes** - facts (``fact``/``decision``/``action_item``) that report a result
   ("finished", "fixed", "shipped", "got the job", ...);
 * **open questions** - ``question`` facts that none of the next ``answer_window`` memories of
   another speaker answers (an answer shares ``answer_overlap`` of the question's content
   words);
-* **highlights** - the first sentence of the memories that mention most key entities;
+* **highlights** - the most informative sentence of the most informative memories (their
+  key entities, then their information content, :mod:`pipelines.ingest.salience`), never a
+  greeting, a thank-you or a bare reaction;
 * **summary** - all of the above as one bounded text, which is also embedded.
+
+Facts, questions and highlights are read without their social clauses ("Thanks, Mel. | ...",
+"Hey Caroline, | since we last talked ..."): what is left of a text that is only social talk
+is nothing, and it is left out. The salience of each text (spaCy) is computed by the service
+(:func:`_build_rows`) and handed to :func:`build_schema`, which stays pure.
 
 A schema is stored as ``(:Schema {space, id: 'schema:' + stage id, ...})-[:SUMMARIZES]->
 (:Stage)`` with a ``fingerprint`` of what it was built from (the stage's memories, their
@@ -25,23 +33,48 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pipelines import spaces
-from pipelines.consolidate.claims import content_words
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, SchemaConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.consolidate.records import StageSchema
+from pipelines.consolidate.schema_parts import (
+    StageEntity,
+    StageFact,
+    StageMemory,
+    TextReader,
+    find_open_questions,
+    first_sentence,
+    rank_key_entities,
+)
 from pipelines.engine import Engine
 from pipelines.errors import NotFound
-from pipelines.ingest.text import normalise_for_match, split_sentences
+from pipelines.ingest.salience import Salience, analyse, name_forms
+from pipelines.ingest.text import normalise_for_match
 
-SCHEMA_VERSION = "1"
+__all__ = [
+    "SCHEMA_VERSION",
+    "SchemaSummary",
+    "StageEntity",
+    "StageFact",
+    "StageMemory",
+    "build_schema",
+    "ensure_schema",
+    "ensure_schemas",
+    "fingerprint",
+    "first_sentence",
+    "run",
+    "stored_schema",
+    "stored_schemas",
+]
 
+SCHEMA_VERSION = "2"
+
+_OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
 _OUTCOME = re.compile(
     r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
     r"merged|published|passed|succeeded|won|achieved|graduated|adopted|signed|delivered|"
@@ -49,65 +82,6 @@ _OUTCOME = re.compile(
     r"approved|closed|raised|hired|bought|sold|moved|married|engaged|born)\b",
     re.IGNORECASE,
 )
-_QUESTION_WORDS = frozenset(
-    {
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "you",
-        "your",
-    }
-)
-_OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
-
-
-@dataclass(frozen=True, slots=True)
-class StageMemory:
-    id: str
-    text: str
-    speaker: str | None = None
-    role: str | None = None
-    time: datetime | None = None
-    session_id: str | None = None
-    turn_index: int | None = None
-    entity_keys: tuple[str, ...] = ()
-
-    def order(self) -> tuple[float, str, int, str]:
-        ts = self.time.timestamp() if self.time is not None else float("-inf")
-        return (ts, self.session_id or "", self.turn_index or 0, self.id)
-
-
-@dataclass(frozen=True, slots=True)
-class StageFact:
-    id: str
-    memory_id: str
-    category: str
-    text: str
-    speaker: str | None = None
-    role: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StageEntity:
-    key: str
-    name: str
-    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,13 +114,6 @@ def _dedupe_keep_last(items: Sequence[str], limit: int) -> list[str]:
     return values[-limit:] if limit else []
 
 
-def _first_sentence(text: str, words: int) -> str:
-    sentences = split_sentences(text)
-    first = (sentences[0] if sentences else text).strip()
-    parts = first.split()
-    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
-
-
 def _bounded(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -162,15 +129,24 @@ def build_schema(
     stage_id: str,
     stage_name: str | None = None,
     config: SchemaConfig = DEFAULT_CONSOLIDATION_CONFIG.schemas,
+    salience: Mapping[str, Salience] | None = None,
 ) -> SchemaSummary:
     """The schema-structured summary of one stage (see the module docstring). Pure and
-    deterministic: the same inputs in any order give the same summary."""
+    deterministic: the same inputs in any order give the same summary. ``salience``: text
+    -> its salience (:func:`pipelines.ingest.salience.analyse`) for the memories' and facts'
+    texts; a text without one is read whole."""
+    reader = TextReader(salience)
     ordered = sorted(memories, key=StageMemory.order)
     position = {m.id: i for i, m in enumerate(ordered)}
     speakers = sorted({m.speaker for m in ordered if m.speaker}, key=str.casefold)
-    key_entities, key_set = _key_entities(ordered, entities, speakers, config)
+    key_entities, key_set = rank_key_entities(ordered, entities, speakers, config)
     fact_list = sorted(
-        (f for f in facts if f.memory_id in position), key=lambda f: (position[f.memory_id], f.id)
+        (
+            replace(f, text=reader.clean(f.text))
+            for f in facts
+            if f.memory_id in position and reader.clean(f.text)
+        ),
+        key=lambda f: (position[f.memory_id], f.id),
     )
     decisions = _dedupe_keep_last(
         [f.text for f in fact_list if f.category == "decision"], config.max_decisions
@@ -186,14 +162,17 @@ def build_schema(
         config.max_outcomes,
     )
     open_questions = _dedupe_keep_last(
-        _open_questions(ordered, fact_list, position, config), config.max_questions
+        find_open_questions(
+            ordered,
+            fact_list,
+            position,
+            config,
+            name_forms(speakers),
+            reader if salience is not None else None,
+        ),
+        config.max_questions,
     )
-    scored = sorted(ordered, key=lambda m: (-len(set(m.entity_keys) & key_set), position[m.id]))
-    highlights = [
-        _first_sentence(m.text, config.highlight_words)
-        for m in scored[: config.max_highlights]
-        if m.text.strip()
-    ]
+    highlights = _highlights(ordered, position, key_set, reader, config)
     times = [m.time for m in ordered if m.time is not None]
     start, end = (min(times), max(times)) if times else (None, None)
     sessions = {m.session_id for m in ordered if m.session_id}
@@ -215,58 +194,22 @@ def build_schema(
     return replace(summary, summary=_bounded(text, config.max_summary_chars))
 
 
-def _key_entities(
+def _highlights(
     ordered: Sequence[StageMemory],
-    entities: Sequence[StageEntity],
-    speakers: Sequence[str],
-    config: SchemaConfig,
-) -> tuple[list[str], set[str]]:
-    """The names of the stage's key entities (most mentioned first, speakers left out) and
-    the keys of the entities ranked with them."""
-    speaker_keys = {s.casefold() for s in speakers}
-    by_key = {e.key: e for e in entities}
-    mentions = Counter(k for m in ordered for k in set(m.entity_keys) if k in by_key)
-    ranked = sorted(mentions.items(), key=lambda kv: (-kv[1], by_key[kv[0]].name.casefold()))
-    key_entities = [
-        by_key[k].name
-        for k, _ in ranked
-        if not (config.exclude_speaker_entities and by_key[k].name.casefold() in speaker_keys)
-    ][: config.max_entities]
-    return key_entities, {k for k, _ in ranked if by_key[k].name in key_entities}
-
-
-def _open_questions(
-    ordered: Sequence[StageMemory],
-    fact_list: Sequence[StageFact],
     position: Mapping[str, int],
+    key_set: set[str],
+    reader: TextReader,
     config: SchemaConfig,
 ) -> list[str]:
-    """Question facts that none of the next ``answer_window`` memories of another speaker
-    answers, in order."""
-    words_of: dict[str, set[str]] = {}
-
-    def words(m: StageMemory) -> set[str]:
-        if m.id not in words_of:
-            words_of[m.id] = content_words(m.text)
-        return words_of[m.id]
-
-    open_q: list[str] = []
-    for f in fact_list:
-        if f.category != "question":
-            continue
-        asked = content_words(f.text) - _QUESTION_WORDS
-        if len(asked) < config.min_question_words:
-            continue
-        asker = (f.speaker or f.role or "").casefold()
-        after = position[f.memory_id] + 1
-        answered = any(
-            len(asked & words(m)) >= config.answer_overlap * len(asked)
-            for m in ordered[after : after + config.answer_window]
-            if (m.speaker or m.role or "").casefold() != asker
-        )
-        if not answered:
-            open_q.append(f.text)
-    return open_q
+    """The most informative sentence of the memories that mention most key entities, then
+    say most; never one that is only social talk."""
+    informative = [m for m in ordered if reader.clean(m.text).strip()]
+    scored = sorted(
+        informative,
+        key=lambda m: (-len(set(m.entity_keys) & key_set), -reader.score(m.text), position[m.id]),
+    )
+    picked = (reader.highlight(m.text, config.highlight_words) for m in scored)
+    return list(dict.fromkeys(h for h in picked if h))[: config.max_highlights]
 
 
 def _summary_text(s: SchemaSummary, name: str) -> str:
@@ -360,7 +303,13 @@ def _build_rows(
         if not mems:
             continue
         summary = build_schema(
-            mems, facts, ents, stage_id=st["id"], stage_name=st["name"], config=config
+            mems,
+            facts,
+            ents,
+            stage_id=st["id"],
+            stage_name=st["name"],
+            config=config,
+            salience=_salience(engine, mems, facts),
         )
         built.append((st, summary))
     if not built:
@@ -385,6 +334,16 @@ def _build_rows(
         }
         for (st, s), vec in zip(built, vectors, strict=True)
     ]
+
+
+def _salience(
+    engine: Engine, mems: Sequence[StageMemory], facts: Sequence[StageFact]
+) -> dict[str, Salience]:
+    """The salience of a stage's memory and fact texts (spaCy, one batch), the stage's
+    speakers being the names a vocative uses."""
+    texts = list(dict.fromkeys([*(m.text for m in mems), *(f.text for f in facts)]))
+    speakers = {m.speaker for m in mems if m.speaker}
+    return dict(zip(texts, analyse(engine.nlp, texts, speakers), strict=True))
 
 
 def _is_stale(st: Mapping[str, Any]) -> bool:

@@ -9,7 +9,8 @@ The product presets (what a request can name, ``preset`` in the recall body):
   gather every signal's candidates (only those valid at ``as_of`` / ``known_at`` when
   asked), fuse them (weighted RRF, boosts, the question prior),
   look up the query's identifiers exactly (codes, ids, paths, versions), rerank, lift by
-  session documents, late interaction for memories and for sessions, MMR
+  session documents, late interaction for memories and for sessions, a question turn that
+  restates the query put right below the turn that answers it (echoes), MMR
   selection with session novelty, the replies to a summary request's best results, a place
   for the best standing instruction or preference, time order for event-order questions
   (``order="auto"``) after the exact identifier matches are put first, abstention, touch.
@@ -32,6 +33,7 @@ from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.base import RecallStep
 from pipelines.recall.steps.candidates import Candidates, LexicalAhead
 from pipelines.recall.steps.chunks import ChunkCandidates
+from pipelines.recall.steps.echoes import Echoes
 from pipelines.recall.steps.embed import Embed
 from pipelines.recall.steps.embeddings import Embeddings
 from pipelines.recall.steps.fuse import Fuse
@@ -135,6 +137,7 @@ FULL = RecallPreset(
         LateInteraction(),
         SessionLateInteraction(),
         Embeddings(),
+        Echoes(),
         Select(session_novelty=True),
         Replies(),
         StandingSlots(),

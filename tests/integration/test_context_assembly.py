@@ -270,7 +270,7 @@ def test_the_ppr_weight_follows_the_current_stages_confidence(engine, conv, make
 
     ungated = make_assembler(AssemblyConfig(flat_below_confidence=None))
     confidences = []
-    for query in ("Lisbon", "When is the Orion cutover planned?", "tomato plants"):
+    for query in ("Lisbon", "When is the Orion cutover planned?", "weather forecast"):
         report = ungated.assemble(conv, _request(query, 3000)).report.as_dict()
         confidence = report["stage"]["confidence"]
         confidences.append(confidence)
@@ -298,7 +298,7 @@ def test_an_inferred_stage_without_confidence_gives_a_flat_context(engine, conv,
     # the query with no clear stage (found ungated: staged, at confidence 0)
     probes = {
         q: ungated.assemble(conv, _request(q, 3000)).report.as_dict()
-        for q in ("Lisbon", "When is the Orion cutover planned?", "tomato plants")
+        for q in ("Lisbon", "When is the Orion cutover planned?", "weather forecast")
     }
     unsure = [q for q, r in probes.items() if r["stage"]["confidence"] == 0]
     assert unsure, {q: r["stage"]["confidence"] for q, r in probes.items()}

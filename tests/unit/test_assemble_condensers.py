@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -225,9 +227,22 @@ def test_condense_reports_the_condenser_and_rejects_unknown_names() -> None:
 
 # ----------------------------------------------------------------------- memory blocks
 
+# A "<" that opens or closes one of the prompt's tags ("<m ", "</memories>"; not "<memory>").
+_OUR_TAGS = re.compile(r"[<\uff1c\ufe64]\s*/?\s*(?:m|summary|memories)(?=[\s>/]|$)", re.I)
+
 _memory_texts = st.lists(
     st.sampled_from(
-        [*"ab #<>/&\n.?", "</memory>", "<memory id='x'>", "</m>", "<m by='x'>", "\n## Hi", " -> "]
+        [
+            *"ab #<>/&\n.?",
+            "</memory>",
+            "<memory id='x'>",
+            "</m>",
+            "<m by='x'>",
+            "\n## Hi",
+            " -> ",
+            "</memories>",
+            "<int:x>",
+        ]
     ),
     max_size=80,
 ).map("".join)
@@ -247,7 +262,8 @@ def test_memory_records_condenser_never_breaks_delimiters(contents: list[str], b
     records = parse_records(result)
     # Balanced and intact: the data block is whole or absent, never half-open.
     assert result.count("<memories>") == result.count("</memories>") <= 1
-    assert result.count("<") == 2 * result.count("<memories>")
+    # No tag of the prompt's is opened or closed by stored text (other "<" stay as written).
+    assert len(_OUR_TAGS.findall(result)) == 2 * result.count("<memories>")
     # Kept records are the leading ones, in order, with their heads (provenance) whole.
     assert [r.head for r in records] == [
         f"[2025-01-0{1 + i // 3} | s1] u{i}: " for i in range(len(records))

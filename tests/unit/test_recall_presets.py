@@ -47,6 +47,7 @@ def test_full_runs_every_step_in_order() -> None:
         "late_interaction",
         "session_late_interaction",
         "embeddings",
+        "echoes",
         "select",
         "replies",
         "standing_slots",

@@ -2,4 +2,4 @@
 the order they run: ``understand``, ``lexical_ahead``, ``session_ranking``, ``embed``,
 ``standing_ahead``, ``candidates``, ``chunks``, ``standing``, ``fuse``, ``rerank``,
 ``session_documents``, ``late_interaction``, ``session_late_interaction``, ``embeddings``,
-``select``, ``replies``, ``order``, ``abstain``, ``touch``."""
+``echoes``, ``select``, ``replies``, ``order``, ``abstain``, ``touch``."""
