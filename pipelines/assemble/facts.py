@@ -66,7 +66,7 @@ class Fact:
 
 def facts_wanted(run: Run) -> bool:
     cfg = run.config
-    return cfg.facts_share > 0.0 and cfg.facts_k > 0 and not run.ablated("facts")
+    return cfg.facts_share > 0.0 and cfg.facts_k > 0
 
 
 def start_facts(run: Run) -> Future[list[Fact]] | None:

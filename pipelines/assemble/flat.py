@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from pipelines.assemble.blocks import RECORDS_TAG
 from pipelines.assemble.compact import compact_text, query_terms
-from pipelines.assemble.decomposer import DecomposedPrompt, Slot
+from pipelines.assemble.decomposer import Slot
 from pipelines.assemble.facts import Fact, choose_for_share, fact_section, facts_text
 from pipelines.assemble.items import (
     Evidence,
@@ -37,7 +37,7 @@ from pipelines.assemble.items import (
     with_content,
 )
 from pipelines.assemble.recalls import SpaceRecall, space_recall
-from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout, section_text
+from pipelines.assemble.render import SLOT_OF, Layout, layout, section_text
 from pipelines.assemble.report import FlatPhase, ItemReport
 from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION
 from pipelines.assemble.run import Run
@@ -133,16 +133,16 @@ def _tiered(
 
 @dataclass(frozen=True)
 class FlatContext:
-    """The flat sections decomposed into the prompt: the layout, the records kept (display
-    order), the facts kept (their items, and each one's turn), the decomposer's result, and
-    the phase report without its ``included`` count, and the tokens the facts could take (0
-    when no fact was offered)."""
+    """The flat sections ready for the decomposer: the layout, the records kept (display
+    order), the facts kept (their items, and each one's turn), the context slots, the phase
+    report without its ``included`` count, and the tokens the facts could take (0 when no
+    fact was offered)."""
 
     layout: Layout
     kept: list[Item]
     facts: list[Item]
     fact_sources: dict[str, str]
-    result: DecomposedPrompt
+    slots: list[Slot]
     phase: FlatPhase
     facts_share: int = 0
 
@@ -155,7 +155,6 @@ def flat_recall(run: Run, recalled: SpaceRecall | None = None) -> tuple[SpaceRec
     reused = recalled is not None and recalled.k == k
     if recalled is None or not reused:
         recalled = space_recall(run, k)
-    run.clock.lap("recall")
     return recalled, reused
 
 
@@ -234,8 +233,8 @@ def flat_context(
     summaries: Sequence[Item] = (),
     facts: Sequence[Fact] = (),
 ) -> FlatContext:
-    """Whole-space recall packed into the budget and decomposed; ``summaries`` (stage summary
-    blocks) come in a section of their own after the records, their room taken first;
+    """Whole-space recall packed into the budget as the decomposer's slots; ``summaries``
+    (stage summary blocks) come in a section of their own after the records, their room taken first;
     ``facts`` (best first) in one before them, when some turn the records leave out has one."""
     cfg = run.config
     keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
@@ -282,8 +281,6 @@ def flat_context(
     if summaries:
         summary_slot = SLOT_OF[SUMMARIES_SECTION]
         slots.append(Slot(summary_slot, summary_text, cfg.section_priorities[2], "memory_blocks"))
-    result = decompose_prompt(run, lay.template, slots)
-    run.clock.lap("decompose")
     phase = FlatPhase(
         candidates=len(items),
         selected=len(kept),
@@ -296,7 +293,7 @@ def flat_context(
     )
     if run.explain:
         phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
-    return FlatContext(lay, kept, fact_list, sources, result, phase, share)
+    return FlatContext(lay, kept, fact_list, sources, slots, phase, share)
 
 
 def _less(lay: Layout, tokens: int) -> Layout:

@@ -42,6 +42,7 @@ __all__ = [
     "grouped",
     "memory_item",
     "one_line",
+    "read_stages",
     "record_item",
     "records_text",
     "retime",
@@ -119,6 +120,11 @@ def stage_row(row: dict[str, Any]) -> Stage:
         ended_at=from_epoch_micros(row.get("ended_at_us")),
         ordinal=row.get("ordinal"),
     )
+
+
+def read_stages(rows: Sequence[dict[str, Any]]) -> dict[str, Stage]:
+    """The space's stages (``assemble/stages`` rows) by id."""
+    return {s.id: s for s in (stage_row(r) for r in rows)}
 
 
 def one_line(text: str, limit: int = 80) -> str:

@@ -104,10 +104,10 @@ def phase_k(run: Run, share: int) -> int:
     return max(cfg.max_chunks_per_phase, math.ceil(share / cfg.expected_item_tokens))
 
 
-def own_stage(run: Run, current: Stage | None, share: int) -> list[Item]:
+def own_stage(run: Run, current: Stage | None, share: int, mmr: bool = True) -> list[Item]:
     """Phase 1: the current stage's memories (the whole space without one), recalled
-    ``oversample`` times what the share holds, in greedy MMR order (score order when
-    ``selection`` is ablated)."""
+    ``oversample`` times what the share holds, in greedy MMR order (score order without
+    ``mmr``)."""
     pool = max(1, min(MAX_K, phase_k(run, share) * run.config.oversample))
     filters = RecallFilters(
         time_to=run.as_of, stages=(current.id,) if current is not None else None
@@ -131,7 +131,7 @@ def own_stage(run: Run, current: Stage | None, share: int) -> list[Item]:
     if not hits:
         return []
     order: list[tuple[RecallHit, Evidence]]
-    if run.ablated("selection"):
+    if not mmr:
         order = [(h, Evidence(rank=n + 1)) for n, h in enumerate(hits)]
     else:
         dims = run.embedder.dimensions

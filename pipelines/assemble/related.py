@@ -44,7 +44,7 @@ class Related:
 
 
 def use_ppr(run: Run) -> bool:
-    return not run.ablated("ppr") and run.config.related_ppr_weight > 0
+    return run.config.related_ppr_weight > 0
 
 
 def related_prior(
@@ -76,7 +76,7 @@ def related_prior(
     hits: dict[str, tuple[RecallHit, Evidence]] = {}
     ppr_ranking: list[str] = []
     if not ppr_on:
-        facts.reason = "PPR ablated" if run.ablated("ppr") else "PPR weight 0"
+        facts.reason = "PPR weight 0"
     elif ppr_weight <= 0:
         facts.reason = "stage confidence 0: no walk from a stage the query does not name"
     else:
@@ -145,7 +145,7 @@ def _ppr_ranking(
     if not weights:
         facts.reason = "the Phase-1 memories mention no entities"
         return []
-    run.clock.lap("phase2_seeds")
+    run.clock.lap("related_seeds")
     try:
         graph = projection.result() if projection is not None else None
         combined, walk = entity_pagerank(
@@ -154,7 +154,7 @@ def _ppr_ranking(
     except Neo4jError as exc:  # a projection race or GDS refusal: report, do not fail
         facts.reason = f"PageRank failed: {exc.message or exc}"
         return []
-    run.clock.lap("phase2_pagerank")
+    run.clock.lap("related_pagerank")
     facts.graph, facts.seed_groups, facts.ppr_runs = walk.graph, walk.seed_groups, walk.ppr_runs
     if walk.seed_groups_without_nodes > 0:
         facts.seed_groups_without_nodes = walk.seed_groups_without_nodes

@@ -32,6 +32,7 @@ __all__ = [
     "SLOT_OF",
     "Layout",
     "ReadBack",
+    "Rendering",
     "budget_report",
     "decompose_prompt",
     "layout",
@@ -108,6 +109,20 @@ def decompose_prompt(run: Run, template: str, context_slots: Sequence[Slot]) -> 
     slots.extend(context_slots)
     slots.append(Slot(QUERY_SLOT, run.request.query, cfg.query_priority, "user_message"))
     return decompose(template, slots, run.request.context_window, cfg.headroom, run.est, cfg)
+
+
+@dataclass
+class Rendering:
+    """What the packing step hands to rendering: the template, the context slots, each
+    section's slot and chosen items, the layout the budget report shows, and each fact's
+    turn."""
+
+    template: str
+    slots: list[Slot]
+    slot_of: dict[str, str]
+    items: dict[str, list[Item]]
+    layout: Layout
+    fact_sources: dict[str, str]
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,14 @@
 
 :class:`ContextRequest` is both the ``/context`` body and the domain request: pydantic checks
 every rule when it is built, and each refusal names its field (``query``, ``split``,
-``template.0.condenser``, ...).  :class:`Experiment` holds the switches only the benchmark
-harness uses (forced flat mode, ablated phases); they are not part of the product's API.
+``template.0.condenser``, ...).  The benchmark's variants (forced flat mode, ablations) are
+presets (:mod:`pipelines.assemble.presets`), never part of a request.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -21,18 +20,14 @@ from pipelines.fields import Timestamp, integral
 from pipelines.recall.request import MAX_QUERY_CHARS
 
 __all__ = [
-    "ABLATIONS",
     "FACTS_SECTION",
     "FLAT_SECTION",
     "MAX_CONTEXT_WINDOW",
     "MIN_CONTEXT_WINDOW",
-    "PRODUCT",
     "QUERY_SLOT",
     "RESERVED_SLOTS",
     "SECTION_KEYS",
-    "Ablation",
     "ContextRequest",
-    "Experiment",
     "TemplateSlot",
 ]
 
@@ -54,9 +49,6 @@ MIN_CONTEXT_WINDOW = 256
 MAX_CONTEXT_WINDOW = 2_000_000
 """Largest reader-model window /context accepts (tokens)."""
 _MAX_QUERY_CHARS = MAX_QUERY_CHARS
-
-Ablation = Literal["selection", "ppr", "summaries", "facts"]
-ABLATIONS: frozenset[str] = frozenset(get_args(Ablation))
 
 
 def _invalid(message: str) -> PydanticCustomError:
@@ -225,23 +217,3 @@ class ContextRequest(BaseModel):
     def slots(self) -> list[TemplateSlot]:
         """The caller's template slots (none: an empty list)."""
         return list(self.template or [])
-
-
-@dataclass(frozen=True, slots=True)
-class Experiment:
-    """Benchmark-only switches (the harness passes them to :meth:`Assembler.assemble`
-    directly; the API has no way to set them): ``flat`` forces the flat-recall baseline,
-    ``ablate`` switches off ``selection`` (MMR), ``ppr`` (Phase 2's walk), ``summaries``
-    (Phase 3) or ``facts`` (the compact tier)."""
-
-    flat: bool = False
-    ablate: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        unknown = set(self.ablate) - ABLATIONS
-        if unknown:
-            raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
-
-
-PRODUCT = Experiment()
-"""What every API request runs: staged or flat as the gates decide, every phase on."""

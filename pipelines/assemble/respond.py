@@ -1,47 +1,35 @@
-"""From the decomposed prompt to the response: each phase's report with its counts, the
-typed report of the whole assembly, and the memory ids each section kept."""
+"""The report step: from the decomposed prompt to the response, for either mode. One
+builder: each phase's report with its counts (staged mode's three phases, or flat mode's
+records and summaries; the facts in both), the budget, the typed report of the whole
+assembly, and the memory ids each section kept."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from pipelines.assemble.decomposer import DecomposedPrompt
+from pipelines.assemble.facts import facts_phase
 from pipelines.assemble.items import Item
-from pipelines.assemble.mode import ModeChoice
-from pipelines.assemble.packing import Packed
-from pipelines.assemble.render import Layout, ReadBack, budget_report, slot_reports
+from pipelines.assemble.render import ReadBack, budget_report, slot_reports
 from pipelines.assemble.report import (
     AssemblyReport,
     BudgetReport,
+    ContextResponse,
     CurrentStagePhase,
     ItemReport,
     PhaseCounts,
     PhasesReport,
     RelatedFacts,
     RelatedPriorPhase,
-    StageReport,
     SummariesFacts,
     SummariesPhase,
     Validity,
 )
-from pipelines.assemble.request import FACTS_SECTION, SECTION_KEYS
+from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, SECTION_KEYS
 from pipelines.assemble.run import Run
+from pipelines.assemble.state import AssemblyState
 
-__all__ = ["ContextResponse", "assembly_report", "response", "staged_budget", "staged_phases"]
-
-
-@dataclass(frozen=True)
-class ContextResponse:
-    sections: dict[str, str]
-    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` in flat
-    mode; ``facts`` when facts are shown): the section text as it stands in the prompt."""
-    prompt: str
-    report: AssemblyReport
-    included_ids: dict[str, list[str]]
-    """Memory ids per section whose record made it into the prompt (summaries are not
-    memories: their stage ids are in ``report.phases.stage_summaries.included_stages``; for
-    ``facts``, the turns the facts shown came from)."""
+__all__ = ["assembly_report", "response"]
 
 
 def _counts(
@@ -64,29 +52,26 @@ def _counts(
     return counts
 
 
-def staged_phases(
-    run: Run,
-    phases: Sequence[Sequence[Item]],
-    packed: Packed,
-    back: ReadBack,
-    minimums: Sequence[int],
-    shares: Sequence[int],
-    facts: tuple[RelatedFacts, SummariesFacts],
-) -> PhasesReport:
+def _staged_phases(state: AssemblyState, back: ReadBack) -> PhasesReport:
     """The three phases' reports: how each ranked its candidates, and what planning and the
     decomposer kept of them."""
-    n, mins = packed.counts, minimums
-    facts2, facts3 = facts
-    present = back.present
+    run, pack = state.run, state.staged_pack
+    assert pack is not None
+    packed, mins, shares = pack.packed, state.minimums, state.shares
+    related_items = state.related.items if state.related else []
+    phases = [state.phase1, related_items, state.phase3]
+    n, present = packed.counts, back.present
     current = CurrentStagePhase(
         candidates=len(phases[0]),
-        selection="score" if run.ablated("selection") else "mmr",
+        selection=state.selection,
         **dict(_counts(run, phases[0], n[0], mins[0], shares[0], len(present["current_stage"]))),
     )
+    facts2 = state.related.facts if state.related else RelatedFacts(run=False)
     related = RelatedPriorPhase(
         **dict(facts2),
         **dict(_counts(run, phases[1], n[1], mins[1], shares[1], len(present["related_prior"]))),
     )
+    facts3 = state.summaries_facts or SummariesFacts(run=False, reason="ablated")
     shown = present.get("stage_summaries", [])
     summaries = SummariesPhase(
         **dict(facts3),
@@ -95,44 +80,63 @@ def staged_phases(
     )
     if not packed.with_summaries:
         summaries.section = "left out: no summary selected"
-    return PhasesReport(current_stage=current, related_prior=related, stage_summaries=summaries)
+    report = PhasesReport(current_stage=current, related_prior=related, stage_summaries=summaries)
+    if state.facts:
+        shown = back.present.get(FACTS_SECTION, [])
+        report.facts = facts_phase(run, state.facts, pack.facts, pack.sources, pack.share, shown)
+    return report
 
 
-def staged_budget(
-    run: Run, lay: Layout, result: DecomposedPrompt, split: Sequence[float], packed: Packed
-) -> BudgetReport:
-    """The budget quantities with the split the current stage earned and the plan's shares,
-    planned tokens and grants."""
-    budget = budget_report(run, lay, result)
-    budget.effective_split = [round(x, 4) for x in split]
-    budget.phase_shares = list(packed.plan.shares)
-    budget.phase_planned_tokens = list(packed.plan.tokens)
-    budget.phase_granted = list(packed.fitted.allocation.granted)
+def _flat_phases(state: AssemblyState, back: ReadBack) -> PhasesReport:
+    """Flat mode's records (and summaries, facts): what the decomposer kept of them."""
+    run, flat = state.run, state.flat_pack
+    assert flat is not None
+    flat.phase.included = len(back.present[FLAT_SECTION])
+    phases = PhasesReport(recalled=flat.phase)
+    if (summaries := state.flat_summaries_phase) is not None:
+        shown = back.present.get("stage_summaries", [])
+        summaries.included = len(shown)
+        summaries.included_stages = [i.id for i in shown]
+        phases.stage_summaries = summaries
+    if state.facts:
+        shown = back.present.get(FACTS_SECTION, [])
+        share = flat.facts_share
+        phases.facts = facts_phase(run, state.facts, flat.facts, flat.fact_sources, share, shown)
+    return phases
+
+
+def _budget(state: AssemblyState, result: DecomposedPrompt) -> BudgetReport:
+    """The budget quantities; staged mode's with the split the current stage earned and the
+    plan's shares, planned tokens and grants."""
+    assert state.rendering is not None
+    budget = budget_report(state.run, state.rendering.layout, result)
+    if state.mode == "staged" and state.staged_pack is not None:
+        packed = state.staged_pack.packed
+        budget.effective_split = [round(x, 4) for x in state.split]
+        budget.phase_shares = list(packed.plan.shares)
+        budget.phase_planned_tokens = list(packed.plan.tokens)
+        budget.phase_granted = list(packed.fitted.allocation.granted)
     return budget
 
 
-def assembly_report(
-    run: Run,
-    mode: ModeChoice,
-    stage: StageReport | None,
-    result: DecomposedPrompt,
-    back: ReadBack,
-    budget: BudgetReport,
-    phases: PhasesReport,
-) -> AssemblyReport:
+def assembly_report(state: AssemblyState) -> AssemblyReport:
+    """Every decision of the assembly in ``state`` (rendered and read back)."""
+    run, result, back, choice = state.run, state.result, state.back, state.choice
+    assert result is not None and back is not None and choice is not None
+    phases = _staged_phases(state, back) if state.mode == "staged" else _flat_phases(state, back)
     report = AssemblyReport(
         validity=Validity(
             include_superseded=run.request.include_superseded,
             as_of=run.as_of.isoformat() if run.as_of else None,
             known_at=run.known_at.isoformat() if run.known_at else None,
         ),
-        ablate=sorted(run.experiment.ablate),
-        mode=mode.mode,
-        mode_reason=mode.reason,
-        density=mode.density,
+        ablate=sorted(state.ablate),
+        mode=choice.mode,
+        mode_reason=choice.reason,
+        density=choice.density,
         total_tokens=result.prompt_tokens,
         tokens=back.tokens,
-        budget=budget,
+        budget=_budget(state, result),
         phases=phases,
         slots=slot_reports(result),
         retention={s.key: round(s.retention, 4) for s in result.slots},
@@ -142,8 +146,8 @@ def assembly_report(
         safety_iterations=result.safety_iterations,
         timings_ms=run.clock.total(),
     )
-    if stage is not None:
-        report.stage = stage
+    if state.stage_report is not None:
+        report.stage = state.stage_report
     return report
 
 

@@ -1,4 +1,4 @@
-"""One assembly's inputs and the services it reads through, handed to every step."""
+"""One assembly's inputs and the services it reads through, handed to every step and helper."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from datetime import datetime
 
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.memo import MemoEmbedder
-from pipelines.assemble.request import ContextRequest, Experiment
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.stage_inference import DensityCache
 from pipelines.assemble.tokens import TokenEstimator
 from pipelines.engine import Engine
 from pipelines.graph import GraphStore
@@ -51,7 +52,6 @@ class Run:
 
     space: str
     request: ContextRequest
-    experiment: Experiment
     config: AssemblyConfig
     est: TokenEstimator
     as_of: datetime | None  # valid time
@@ -61,6 +61,7 @@ class Run:
     recaller: Recaller
     embedder: MemoEmbedder
     read_ahead: Executor
+    density: DensityCache
     known_at: datetime | None = None  # recorded time
 
     @property
@@ -82,6 +83,3 @@ class Run:
         """Whether reads include superseded memories: asked for, or needed to see the space
         as it was at ``as_of`` / ``known_at`` (the validity check then keeps what was valid)."""
         return self.request.include_superseded or self.time_travel
-
-    def ablated(self, phase: str) -> bool:
-        return phase in self.experiment.ablate

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.items import Stage, stage_row, timestamp
 from pipelines.assemble.plan import stage_confidence, vote_stages
 from pipelines.assemble.recalls import SPACE_PRESET
@@ -28,7 +29,6 @@ __all__ = [
     "Inference",
     "infer_current_stage",
     "named_stage",
-    "read_stages",
     "stage_report",
     "summary_similarity_ahead",
 ]
@@ -53,11 +53,6 @@ def named_stage(run: Run) -> tuple[Stage | None, str | None]:
             return None, None
         return stage_row(rows[0]), "session"
     return None, None
-
-
-def read_stages(rows: Sequence[Row]) -> dict[str, Stage]:
-    """The space's stages (``assemble/stages`` rows) by id."""
-    return {s.id: s for s in (stage_row(r) for r in rows)}
 
 
 def summary_similarity_ahead(run: Run, stage_count: int) -> Future[list[Row]]:
@@ -149,3 +144,16 @@ def stage_report(
     if confidence is not None:
         report.confidence = round(confidence, 4)
     return report
+
+
+def confidence_gate(config: AssemblyConfig, inference: Inference) -> str | None:
+    """Why an inferred stage is not used (``None``: it is)."""
+    gate = config.flat_below_confidence
+    if gate is None or inference.confidence > gate:
+        return None
+    name = inference.stage.name if inference.stage else None
+    return (
+        f"stage inference not confident: {name or 'no stage'} at confidence "
+        f"{inference.confidence:.3f} <= flat_below_confidence {gate:g}; flat recall over the "
+        "space"
+    )

@@ -14,11 +14,17 @@ stages the service uses flat recall.
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
+from pipelines.graph import GraphStore, Row
 
-__all__ = ["DensityDecision", "StageChoice", "density_gate"]
+__all__ = ["DensityCache", "DensityDecision", "StageChoice", "density_gate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +97,41 @@ def density_gate(
         f"{per_stage:.1f} memories per stage >= {config.density_min_memories_per_stage:g}: "
         "stage-aware assembly.",
     )
+
+
+class DensityCache:
+    """A space's memory and stage counts for the density gate, reused for ``ttl_s`` seconds
+    (never with ``as_of``: those counts depend on the moment); at most ``size`` entries,
+    least recently used dropped first.  Thread-safe."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[str, tuple[str, ...]], tuple[float, Row]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def counts(
+        self,
+        store: GraphStore,
+        space: str,
+        statuses: Sequence[str],
+        as_of: datetime | None,
+        ttl_s: float,
+    ) -> Row:
+        key = (space, tuple(statuses))
+        now = time.monotonic()
+        cacheable = as_of is None and ttl_s > 0
+        if cacheable:
+            with self._lock:
+                hit = self._entries.get(key)
+                if hit is not None:
+                    self._entries.move_to_end(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]
+        row = store.read("assemble/density", space=space, statuses=list(statuses), as_of=as_of)[0]
+        if cacheable:
+            with self._lock:
+                self._entries[key] = (now + ttl_s, row)
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        return row

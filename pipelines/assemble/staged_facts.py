@@ -16,22 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipelines.assemble.decomposer import DecomposedPrompt, Slot
+from pipelines.assemble.decomposer import Slot
 from pipelines.assemble.facts import Fact, choose_for_share, fact_section, facts_text
 from pipelines.assemble.items import Item
 from pipelines.assemble.packing import Packed, pack_phases
-from pipelines.assemble.render import (
-    SLOT_OF,
-    Layout,
-    ReadBack,
-    decompose_prompt,
-    layout,
-    read_back,
-)
+from pipelines.assemble.render import SLOT_OF, Layout, Rendering, layout
 from pipelines.assemble.request import FACTS_SECTION, SECTION_KEYS
 from pipelines.assemble.run import Run
 
-__all__ = ["StagedPack", "pack_staged", "render_staged"]
+__all__ = ["StagedPack", "pack_staged", "staged_rendering"]
 
 
 @dataclass(frozen=True)
@@ -86,9 +79,9 @@ def _shown(packed: Packed) -> set[str]:
     return {i.id for items in packed.chosen[:2] for i in items}
 
 
-def render_staged(run: Run, pack: StagedPack) -> tuple[DecomposedPrompt, ReadBack]:
+def staged_rendering(run: Run, pack: StagedPack) -> Rendering:
     """The facts (when any) and the fitted sections (the summaries' left out when it holds
-    none) through the decomposer, and what survived it."""
+    none) as the decomposer's slots."""
     cfg = run.config
     packed = pack.packed
     sections = packed.fitted.sections
@@ -104,7 +97,7 @@ def render_staged(run: Run, pack: StagedPack) -> tuple[DecomposedPrompt, ReadBac
         )
         for i, (name, text) in enumerate(zip(names, texts, strict=False))
     ]
-    chosen: dict[str, Sequence[Item]] = dict(zip(SECTION_KEYS, packed.chosen, strict=True))
+    chosen: dict[str, list[Item]] = dict(zip(SECTION_KEYS, packed.chosen, strict=True))
     if pack.facts:
         names.insert(0, FACTS_SECTION)
         text = facts_text(pack.facts)
@@ -115,6 +108,5 @@ def render_staged(run: Run, pack: StagedPack) -> tuple[DecomposedPrompt, ReadBac
     keys = [SLOT_OF[name] for name in names]
     # Without summaries the template loses that slot; the budget stays the layout's.
     template = pack.layout.template if keys == pack.layout.keys else layout(run, keys).template
-    result = decompose_prompt(run, template, slots)
-    run.clock.lap("decompose")
-    return result, read_back(run, result, {name: SLOT_OF[name] for name in names}, chosen)
+    slot_of = {name: SLOT_OF[name] for name in names}
+    return Rendering(template, slots, slot_of, chosen, pack.layout, pack.sources)

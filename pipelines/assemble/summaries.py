@@ -23,7 +23,12 @@ from pipelines.assemble.report import SummariesFacts
 from pipelines.assemble.run import Run
 from pipelines.assemble.sections import pack_to_budget
 
-__all__ = ["Ahead", "stage_summaries", "summaries_ahead", "whole_history_summaries"]
+__all__ = [
+    "Ahead",
+    "stage_summaries",
+    "summaries_ahead",
+    "whole_history_summaries",
+]
 
 Schemas = dict[str, dict[str, Any]]
 
