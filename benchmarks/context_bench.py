@@ -67,7 +67,8 @@ def load_assembler() -> tuple[Any, Any, dict[str, Any]]:
     """(Assembler, ContextRequest, the variants' presets) or ContextBenchUnavailable with the
     reason."""
     try:
-        from pipelines.assemble.service import Assembler, ContextRequest
+        from pipelines.assemble.request import ContextRequest
+        from pipelines.assemble.service import Assembler
     except ImportError as exc:
         raise ContextBenchUnavailable(
             "context assembly benchmark not available yet: pipelines.assemble.service "
@@ -152,7 +153,7 @@ def assembler_variants() -> dict[str, Any]:
     """The assembler variants the harness knows, by name: assembly presets. The ablations
     leave a step out, give it other parameters, or overlay the configuration (PageRank's
     weight 0, the facts' share 0); ``report.ablate`` names what each leaves out."""
-    from pipelines.assemble.presets import AUTO, FLAT
+    from pipelines.assemble.service import AUTO, FLAT
     from pipelines.assemble.steps import OwnStage
 
     return {

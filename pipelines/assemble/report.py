@@ -239,7 +239,7 @@ class PhasesReport(_Report):
 
 class SlotReport(_Report):
     """One prompt slot after the decomposer (see
-    :class:`~pipelines.assemble.decomposer.SlotReport`)."""
+    :class:`~pipelines.prompt.decomposer.SlotReport`)."""
 
     key: str
     priority: int

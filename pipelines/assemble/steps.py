@@ -12,8 +12,6 @@ from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pipelines import maintenance
-from pipelines.assemble.budget import split_budget
-from pipelines.assemble.facts import start_facts
 from pipelines.assemble.flat import (
     SUMMARIES_SECTION,
     flat_context,
@@ -22,25 +20,25 @@ from pipelines.assemble.flat import (
     flat_recall,
 )
 from pipelines.assemble.items import read_stages, retime
-from pipelines.assemble.mode import budget_gate, choose_mode
-from pipelines.assemble.packing import minimum_count, seed_count
-from pipelines.assemble.plan import confident_split
-from pipelines.assemble.recalls import own_stage, phase_k, space_recall
+from pipelines.assemble.packing import minimum_count, pack_staged, seed_count, staged_rendering
+from pipelines.assemble.recalls import own_stage, phase_k, space_recall, start_facts
 from pipelines.assemble.related import Related, related_prior, use_ppr
 from pipelines.assemble.render import SLOT_OF, Rendering, decompose_prompt, layout, read_back
 from pipelines.assemble.report import Mode, RelatedFacts, SummariesPhase
 from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, SECTION_KEYS
-from pipelines.assemble.respond import assembly_report, response
 from pipelines.assemble.stage import (
+    budget_gate,
+    choose_mode,
     confidence_gate,
+    confident_split,
     infer_current_stage,
     named_stage,
     stage_report,
     summary_similarity_ahead,
 )
-from pipelines.assemble.staged_facts import pack_staged, staged_rendering
-from pipelines.assemble.state import AssemblyState, AssemblyStep, Reads
+from pipelines.assemble.state import AssemblyState, AssemblyStep, Reads, assembly_report, response
 from pipelines.assemble.summaries import stage_summaries, summaries_ahead, whole_history_summaries
+from pipelines.prompt.budget import split_budget
 from pipelines.recall.intent import Intent
 from pipelines.recall.request import MAX_K
 

@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pipelines.assemble.blocks import parse_blocks, parse_records
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.ppr import personalized_pagerank
-from pipelines.assemble.presets import FLAT
-from pipelines.assemble.service import Assembler, ContextRequest
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import FLAT, Assembler
+from pipelines.prompt.blocks import parse_blocks, parse_records
+from tests.ppr_reference import personalized_pagerank
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 DENSE_ENOUGH = {"density_min_memories_per_dimension": 0, "density_min_memories_per_stage": 1}

@@ -13,8 +13,9 @@ from datetime import timedelta
 import pytest
 
 from benchmarks.context_bench import assembler_variants
-from pipelines.assemble.blocks import parse_records
-from pipelines.assemble.service import Assembler, ContextRequest
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import Assembler
+from pipelines.prompt.blocks import parse_records
 from tests.integration.test_context_assembly import DENSE_ENOUGH, _context, _new_space
 from tests.integration.test_context_facts import FIRST, QUERY, RELATIVES, T0, _family, _in_space
 

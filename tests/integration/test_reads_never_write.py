@@ -22,7 +22,8 @@ from app.settings import Settings
 from pipelines import maintenance
 from pipelines.access_log import AccessLog
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.service import Assembler, ContextRequest
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import Assembler
 from pipelines.engine import Engine
 from pipelines.graph import GraphStore, ReadOnlyStore
 from pipelines.recall.service import Recaller, RecallRequest

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from pipelines.assemble.memo import MemoEmbedder
 from pipelines.assemble.request import ContextRequest, TemplateSlot
 from pipelines.errors import InvalidInput
+from pipelines.models.memo import MemoEmbedder
 
 
 class CountingEmbedder:
