@@ -264,8 +264,9 @@ def flat_context(
     facts: Sequence[Fact] = (),
 ) -> FlatContext:
     """Whole-space recall packed into the budget as the decomposer's slots; ``summaries``
-    (stage summary blocks) come in a section of their own after the records, their room taken first;
-    ``facts`` (best first) in one before them, when some turn the records leave out has one."""
+    (stage summary blocks) come in a section of their own after the records, their room taken
+    first; ``facts`` (best first) in one before them, when some turn the records leave out
+    has one."""
     cfg = run.config
     keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
     summary_text = section_text(SectionKind.STAGE_SUMMARIES, summaries, None) if summaries else ""
@@ -297,20 +298,7 @@ def flat_context(
         records = _records(run, recalled, candidates, _room(run, fit), fit.section_budget)
     items, chosen = records.items, records.chosen
     kept = grouped(display_order([items[n] for n in chosen], recalled.time_order))
-    slots = [Slot(SLOT_OF[FLAT_SECTION], records.text, cfg.section_priorities[0], "memory_blocks")]
-    if fact_list:
-        slots.insert(
-            0,
-            Slot(
-                SLOT_OF[FACTS_SECTION],
-                facts_text(fact_list),
-                cfg.section_priorities[1],
-                "memory_blocks",
-            ),
-        )
-    if summaries:
-        summary_slot = SLOT_OF[SUMMARIES_SECTION]
-        slots.append(Slot(summary_slot, summary_text, cfg.section_priorities[2], "memory_blocks"))
+    slots = _slots(run, records.text, fact_list, summary_text)
     phase = FlatPhase(
         candidates=len(items),
         selected=len(kept),
@@ -324,6 +312,19 @@ def flat_context(
     if run.explain:
         phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
     return FlatContext(lay, kept, fact_list, sources, slots, phase, share)
+
+
+def _slots(run: Run, records: str, facts: Sequence[Item], summaries: str) -> list[Slot]:
+    """The decomposer's slots of a flat context: the facts (when any), the records, the
+    summaries (when any)."""
+    priorities = run.config.section_priorities
+    slots = [Slot(SLOT_OF[FLAT_SECTION], records, priorities[0], "memory_blocks")]
+    if facts:
+        text = facts_text(facts)
+        slots.insert(0, Slot(SLOT_OF[FACTS_SECTION], text, priorities[1], "memory_blocks"))
+    if summaries:
+        slots.append(Slot(SLOT_OF[SUMMARIES_SECTION], summaries, priorities[2], "memory_blocks"))
+    return slots
 
 
 def _less(lay: Layout, tokens: int) -> Layout:

@@ -50,6 +50,7 @@ from pipelines.prompt.tokens import TokenEstimator
 __all__ = [
     "Packed",
     "PhasePlan",
+    "Phases",
     "StagedPack",
     "extend_prefixes",
     "minimum_count",
@@ -162,21 +163,33 @@ class StagedPack:
     share: int
 
 
-def pack_staged(
-    run: Run,
-    lay: Layout,
-    phases: Sequence[Sequence[Item]],
-    label: str | None,
-    split: Sequence[float],
-    minimums: Sequence[int],
-    time_order: bool,
-    facts: Sequence[Fact],
-) -> StagedPack:
+@dataclass(frozen=True)
+class Phases:
+    """The three phases' ranked candidates, the current stage's label, the split and the
+    minimum counts they are packed by, and whether their records read in time order."""
+
+    items: Sequence[Sequence[Item]]
+    label: str | None
+    split: Sequence[float]
+    minimums: Sequence[int]
+    time_order: bool
+
+
+def pack_staged(run: Run, lay: Layout, phases: Phases, facts: Sequence[Fact]) -> StagedPack:
     """The three phases' ranked candidates packed into ``lay``'s sections, and ``facts`` (best
     first) in a section before them for the turns the phases leave out."""
+    time_order = phases.time_order
 
     def pack(budget: int) -> Packed:
-        return pack_phases(run.est, phases, label, split, minimums, max(0, budget), time_order)
+        return pack_phases(
+            run.est,
+            phases.items,
+            phases.label,
+            phases.split,
+            phases.minimums,
+            max(0, budget),
+            time_order,
+        )
 
     share = 0
     if facts:

@@ -68,11 +68,12 @@ from pipelines.assemble.request import Run
 from pipelines.engine import Engine
 from pipelines.graph import Row, to_native
 from pipelines.recall.chunks import first_chunks
-from pipelines.recall.fusion import weighted_rrf
+from pipelines.recall.fusion import FusedItem, weighted_rrf
 from pipelines.recall.service import RecallHit
 
 __all__ = [
     "Related",
+    "Scope",
     "WalkFacts",
     "combine_seed_runs",
     "entity_pagerank",
@@ -97,24 +98,34 @@ def use_ppr(run: Run) -> bool:
     return run.config.related_ppr_weight > 0
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What Phase 2 starts from: the current stage and its confidence, the space's stages,
+    whole-space recall's hits, and the projection check read ahead."""
+
+    current: Stage
+    confidence: float
+    stages: dict[str, Stage]
+    space_hits: Sequence[RecallHit]
+    projection: Future[str | None] | None
+
+
+def _ppr_weight(run: Run, confidence: float) -> float:
+    """PageRank's weight in the fusion, scaled by the current stage's confidence."""
+    cfg = run.config
+    weight = cfg.related_ppr_weight if use_ppr(run) else 0.0
+    if cfg.related_ppr_by_confidence and cfg.related_recall_weight > 0:
+        weight *= min(1.0, max(0.0, confidence))
+    return weight
+
+
 def related_prior(
-    run: Run,
-    current: Stage,
-    seeds: Sequence[Item],
-    phase1: Sequence[Item],
-    share: int,
-    stages: dict[str, Stage],
-    space_hits: Sequence[RecallHit],
-    projection: Future[str | None] | None,
-    confidence: float,
+    run: Run, scope: Scope, seeds: Sequence[Item], phase1: Sequence[Item], share: int
 ) -> Related:
     """Other stages' memories: PPR mass from the ``seeds`` (the Phase-1 selection), fused
-    with their rank in whole-space recall (``space_hits``)."""
-    cfg = run.config
-    ppr_on = use_ppr(run)
-    ppr_weight = cfg.related_ppr_weight if ppr_on else 0.0
-    if cfg.related_ppr_by_confidence and cfg.related_recall_weight > 0:
-        ppr_weight *= min(1.0, max(0.0, confidence))
+    with their rank in whole-space recall (``scope.space_hits``)."""
+    cfg, current = run.config, scope.current
+    ppr_on, ppr_weight = use_ppr(run), _ppr_weight(run, scope.confidence)
     facts = RelatedFacts(
         run=False,
         ppr=ppr_on and ppr_weight > 0,
@@ -130,13 +141,13 @@ def related_prior(
     elif ppr_weight <= 0:
         facts.reason = "stage confidence 0: no walk from a stage the query does not name"
     else:
-        ppr_ranking = _ppr_ranking(run, current, seeds, taken, k, hits, facts, projection)
+        ppr_ranking = _ppr_ranking(run, scope, seeds, taken, k, hits, facts)
     recall_ranking = [
         h.id
-        for h in space_hits
+        for h in scope.space_hits
         if h.stage_id != current.id and h.id not in taken and h.stage_id is not None
     ]
-    for h in space_hits:
+    for h in scope.space_hits:
         if h.id in recall_ranking and h.id not in hits:
             hits[h.id] = (h, Evidence())
     weights = {"ppr": ppr_weight, "recall": cfg.related_recall_weight}
@@ -151,10 +162,17 @@ def related_prior(
     )
     facts.ppr_candidates = len(ppr_ranking)
     facts.recall_candidates = len(recall_ranking)
-    out = Related(facts)
-    for f in fused[: k * cfg.oversample]:
+    return Related(facts, _fused_items(run, scope, fused[: k * cfg.oversample], hits))
+
+
+def _fused_items(
+    run: Run, scope: Scope, fused: Sequence[FusedItem], hits: dict[str, tuple[RecallHit, Evidence]]
+) -> list[Item]:
+    """The fused candidates as records naming their stage, best first."""
+    items = []
+    for f in fused:
         hit, detail = hits[f.id]
-        stage = stages.get(hit.stage_id) if hit.stage_id else None
+        stage = scope.stages.get(hit.stage_id) if hit.stage_id else None
         if run.explain:
             detail = Evidence(**detail, ranks=dict(f.ranks), fused=round(f.score, 6))
         item = memory_item(
@@ -163,30 +181,23 @@ def related_prior(
             run.est,
             with_stage=True,
             stage_name=stage.label if stage else None,
-            chunks_shown=cfg.long_memory_chunks,
+            chunks_shown=run.config.long_memory_chunks,
         )
         item.score = round(f.score, 6)
-        out.items.append(item)
-    return out
+        items.append(item)
+    return items
 
 
-def _ppr_ranking(
-    run: Run,
-    current: Stage,
-    seeds: Sequence[Item],
-    taken: set[str],
-    k: int,
-    hits: dict[str, tuple[RecallHit, Evidence]],
-    facts: RelatedFacts,
-    projection: Future[str | None] | None,
-) -> list[str]:
-    """Memories of other stages ranked by the PPR mass of their entities (seeded with the
-    Phase-1 selection's entities, weighted by how many of those memories mention each); their
-    hits go into ``hits``, what happened into ``facts``."""
+def _entity_mass(
+    run: Run, scope: Scope, seeds: Sequence[Item], facts: RelatedFacts
+) -> dict[str, float]:
+    """The top entities by the PPR mass of a walk seeded with the Phase-1 selection's
+    entities, weighted by how many of those memories mention each ({}: no walk, ``facts``
+    says why)."""
     cfg = run.config
     if not seeds:
         facts.reason = "no Phase-1 memories to seed from"
-        return []
+        return {}
     rows = run.store.read("assemble/memory_entities", space=run.space, ids=[i.id for i in seeds])
     memory_entities = {r["id"]: list(r["keys"]) for r in rows}
     weights = seed_weights_from_memories(memory_entities)
@@ -194,16 +205,16 @@ def _ppr_ranking(
     facts.memories_without_entities = len(memories_without_entities(memory_entities))
     if not weights:
         facts.reason = "the Phase-1 memories mention no entities"
-        return []
+        return {}
     run.clock.lap("related_seeds")
     try:
-        graph = projection.result() if projection is not None else None
+        graph = scope.projection.result() if scope.projection is not None else None
         combined, walk = entity_pagerank(
             run.engine, run.read_ahead, run.space, weights, cfg, graph=graph
         )
     except Neo4jError as exc:  # a projection race or GDS refusal: report, do not fail
         facts.reason = f"PageRank failed: {exc.message or exc}"
-        return []
+        return {}
     run.clock.lap("related_pagerank")
     facts.graph, facts.seed_groups, facts.ppr_runs = walk.graph, walk.seed_groups, walk.ppr_runs
     if walk.seed_groups_without_nodes > 0:
@@ -212,19 +223,36 @@ def _ppr_ranking(
         facts.projection_rechecked = True
     if walk.graph is None:
         facts.reason = "the space has no entity graph to walk"
-        return []
+        return {}
     mass = top_entities(combined, cfg.ppr_top_entities)
     facts.entities = len(mass)
     if run.explain:
         facts.top_entities = {key: round(v, 6) for key, v in list(mass.items())[:20]}
     if not mass:
         facts.reason = "PageRank gave no entity any mass"
+    return mass
+
+
+def _ppr_ranking(
+    run: Run,
+    scope: Scope,
+    seeds: Sequence[Item],
+    taken: set[str],
+    k: int,
+    hits: dict[str, tuple[RecallHit, Evidence]],
+    facts: RelatedFacts,
+) -> list[str]:
+    """Memories of other stages ranked by the PPR mass of their entities
+    (:func:`_entity_mass`); their hits go into ``hits``, what happened into ``facts``."""
+    cfg = run.config
+    mass = _entity_mass(run, scope, seeds, facts)
+    if not mass:
         return []
     rows = run.store.read(
         "assemble/ppr_memories_as_of" if run.time_travel else "assemble/ppr_memories",
         space=run.space,
         entities=[{"key": key, "mass": m} for key, m in mass.items()],
-        exclude_stage=current.id,
+        exclude_stage=scope.current.id,
         exclude_ids=sorted(taken),
         include_superseded=run.request.include_superseded,
         limit=k * cfg.oversample,
@@ -282,6 +310,41 @@ class WalkFacts:
         return self.seed_groups - self.ppr_runs if self.graph is not None else 0
 
 
+def _walk(
+    engine: Engine,
+    read_ahead: Executor,
+    space: str,
+    graph: str,
+    runs_of: list[dict[str, object]],
+    config: AssemblyConfig,
+) -> list[Row]:
+    """The PageRank runs of every seed group over ``graph``: one statement, or (with
+    ``ppr_parallel_runs``) one read per group, the others on ``read_ahead``; a failed walk
+    raises here, as one statement would."""
+
+    def stream(part: list[dict[str, object]]) -> list[Row]:
+        return engine.store.read(
+            "assemble/ppr_stream",
+            space=space,
+            graph=graph,
+            groups=part,
+            weight_property="weight",
+            damping=config.ppr_damping,
+            max_iterations=config.ppr_max_iterations,
+            tolerance=config.ppr_tolerance,
+            concurrency=config.ppr_concurrency,
+            per_run=config.ppr_entities_per_run,
+        )
+
+    if len(runs_of) == 1 or not config.ppr_parallel_runs:
+        return stream(runs_of)
+    rest = [read_ahead.submit(stream, [run]) for run in runs_of[1:]]
+    rows = stream(runs_of[:1])
+    for future in rest:
+        rows.extend(future.result())
+    return rows
+
+
 def entity_pagerank(
     engine: Engine,
     read_ahead: Executor,
@@ -310,29 +373,8 @@ def entity_pagerank(
         return {}, facts
     runs_of = [{"id": n, "keys": keys} for n, (_, keys) in enumerate(groups)]
 
-    def stream(name: str, part: list[dict[str, object]]) -> list[Row]:
-        return engine.store.read(
-            "assemble/ppr_stream",
-            space=space,
-            graph=name,
-            groups=part,
-            weight_property="weight",
-            damping=config.ppr_damping,
-            max_iterations=config.ppr_max_iterations,
-            tolerance=config.ppr_tolerance,
-            concurrency=config.ppr_concurrency,
-            per_run=config.ppr_entities_per_run,
-        )
-
     def walk(name: str) -> list[Row]:
-        if len(runs_of) == 1 or not config.ppr_parallel_runs:
-            return stream(name, runs_of)
-        # One read per seed group; a failed walk raises here, as one statement would.
-        rest = [read_ahead.submit(stream, name, [run]) for run in runs_of[1:]]
-        rows = stream(name, runs_of[:1])
-        for future in rest:
-            rows.extend(future.result())
-        return rows
+        return _walk(engine, read_ahead, space, name, runs_of, config)
 
     try:
         rows = walk(graph)

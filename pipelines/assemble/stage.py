@@ -332,18 +332,7 @@ def vote_stages(
     rerank) already ordered the memories; several well-ranked hits of one stage are the
     evidence that the query is about it.
     """
-    c = config.stage_vote_rank_constant
-    votes: dict[str, float] = {}
-    for rank, stage in enumerate(ranked_hit_stages, start=1):
-        if stage is not None and stage in recency:
-            votes[stage] = votes.get(stage, 0.0) + config.stage_vote_weight_hits / (c + rank)
-    ranked_summaries = sorted(
-        (st for st in summary_similarity if st in recency),
-        key=lambda st: (-summary_similarity[st], st),
-    )
-    for rank, stage in enumerate(ranked_summaries, start=1):
-        votes[stage] = votes.get(stage, 0.0) + config.stage_vote_weight_summaries / (c + rank)
-    votes = {st: v for st, v in votes.items() if v > 0}
+    votes, ranked_summaries = _votes(ranked_hit_stages, summary_similarity, recency, config)
     stages = list(recency)
 
     def most_recent(candidates: Sequence[str]) -> str:
@@ -381,6 +370,28 @@ def vote_stages(
             stage, votes, tied, runner_up, margin, ranked_hit_stages, ranked_summaries
         ),
     )
+
+
+def _votes(
+    ranked_hit_stages: Sequence[str | None],
+    summary_similarity: Mapping[str, float],
+    recency: Mapping[str, float],
+    config: AssemblyConfig,
+) -> tuple[dict[str, float], list[str]]:
+    """Each stage's positive vote total (hits and summaries by rank), and the stages ranked
+    by summary similarity."""
+    c = config.stage_vote_rank_constant
+    votes: dict[str, float] = {}
+    for rank, stage in enumerate(ranked_hit_stages, start=1):
+        if stage is not None and stage in recency:
+            votes[stage] = votes.get(stage, 0.0) + config.stage_vote_weight_hits / (c + rank)
+    ranked_summaries = sorted(
+        (st for st in summary_similarity if st in recency),
+        key=lambda st: (-summary_similarity[st], st),
+    )
+    for rank, stage in enumerate(ranked_summaries, start=1):
+        votes[stage] = votes.get(stage, 0.0) + config.stage_vote_weight_summaries / (c + rank)
+    return {st: v for st, v in votes.items() if v > 0}, ranked_summaries
 
 
 def _vote_reasoning(

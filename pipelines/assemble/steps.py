@@ -20,9 +20,15 @@ from pipelines.assemble.flat import (
     flat_recall,
 )
 from pipelines.assemble.items import read_stages, retime
-from pipelines.assemble.packing import minimum_count, pack_staged, seed_count, staged_rendering
+from pipelines.assemble.packing import (
+    Phases,
+    minimum_count,
+    pack_staged,
+    seed_count,
+    staged_rendering,
+)
 from pipelines.assemble.recalls import own_stage, phase_k, space_recall, start_facts
-from pipelines.assemble.related import Related, related_prior, use_ppr
+from pipelines.assemble.related import Related, Scope, related_prior, use_ppr
 from pipelines.assemble.render import SLOT_OF, Rendering, decompose_prompt, layout, read_back
 from pipelines.assemble.report import Mode, RelatedFacts, SummariesPhase
 from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, SECTION_KEYS
@@ -215,17 +221,14 @@ class RelatedPrior(AssemblyStep):
             state.related = Related(RelatedFacts(run=False, reason="no current stage"))
             return
         seeds = phase1[: seed_count(phase1, state.shares[0], state.minimums[0])]
-        state.related = related_prior(
-            run,
+        scope = Scope(
             state.current,
-            seeds,
-            phase1,
-            state.shares[1],
+            state.confidence,
             state.stages,
             state.recalled.hits if state.recalled else [],
             state.reads.projection if state.reads else None,
-            state.confidence,
         )
+        state.related = related_prior(run, scope, seeds, phase1, state.shares[1])
 
 
 class StageSummaries(AssemblyStep):
@@ -308,9 +311,9 @@ class PackStaged(AssemblyStep):
         retime(run.config.record_time_precision, run.est, state.phase1, related)
         label = state.current.label if state.current else None
         time_order = state.recalled.time_order if state.recalled else False
-        phases = [state.phase1, related, state.phase3]
-        minimums, facts = state.minimums, state.facts
-        pack = pack_staged(run, lay, phases, label, state.split, minimums, time_order, facts)
+        items = [state.phase1, related, state.phase3]
+        phases = Phases(items, label, state.split, state.minimums, time_order)
+        pack = pack_staged(run, lay, phases, state.facts)
         state.staged_pack = pack
         state.rendering = staged_rendering(run, pack)
 

@@ -76,8 +76,7 @@ def _condense_block_content(content: str, budget: int, estimator: TokenEstimator
 
 def _water_fill(
     originals: Sequence[str],
-    frame_cost: Sequence[int],
-    fixed: int,
+    frames: tuple[Sequence[int], int],
     note_cost: Callable[[int], int],
     assemble: Callable[[int, Sequence[str]], str],
     condense_one: Callable[[str, int], str],
@@ -86,11 +85,13 @@ def _water_fill(
 ) -> str | None:
     """Keep as many units as possible, then share the budget among their contents.
 
+    ``frames``: each unit's frame tokens, and the tokens of the fixed text around them.
     Tries ``kept`` = all units, then one fewer, ...: the budget left after the fixed text, the
     kept units' frames and the omission note is water-filled from the last (least important)
     kept unit to the first; each gets ``floor(remaining / units_left)``, and a unit that needs
     less leaves the rest to earlier ones.  ``None`` when not even one unit fits.
     """
+    frame_cost, fixed = frames
     for kept in range(len(originals), 0, -1):
         available = budget - fixed - sum(frame_cost[:kept]) - note_cost(kept)
         slack = 0
@@ -152,8 +153,7 @@ def _condense_records(
 
     fitted = _water_fill(
         [r.content for r in records],
-        frame_cost,
-        estimator.count(prefix) + estimator.count(suffix),
+        (frame_cost, estimator.count(prefix) + estimator.count(suffix)),
         lambda kept: estimator.count(note(kept)),
         assemble,
         lambda content, share: _condense_record_content(content, share, estimator),
@@ -172,18 +172,12 @@ def _condense_records(
 def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) -> str:
     """Condense a section of rendered data blocks, keeping every delimiter intact.
 
-    The text outside the blocks (section header, data notice) is kept.  Every
-    block keeps its opening and closing delimiter lines; the remaining budget is
-    shared among the block contents by water-filling from the last (least
-    important) block to the first: each gets ``floor(remaining / blocks_left)``,
-    blocks that need less keep their content verbatim and leave the rest to
-    earlier blocks, larger ones are condensed with their content-shape
-    condenser.  Only when even the delimiters do not fit are trailing blocks
-    dropped, replaced by a note saying how many were omitted.  If not even the
-    header fits, the header is truncated (no block is ever left half-open).
-
-    A section of memory records (a ``<memories>`` block, one record per memory) is
-    condensed the same way with records as the units and their heads as the frames.
+    The text outside the blocks (header, data notice) is kept; every block keeps its delimiter
+    lines; the rest of the budget is water-filled over the contents from the last (least
+    important) block to the first (:func:`_water_fill`), larger ones condensed by their shape.
+    Only when even the delimiters do not fit are trailing blocks dropped, with a note saying
+    how many; if not even the header fits, it is truncated (no block is left half-open). A
+    section of memory records (``<memories>``) is condensed the same way, records as units.
     """
     if estimator.count(text) <= budget:
         return text
@@ -218,8 +212,7 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
 
     fitted = _water_fill(
         [b.content for b in blocks],
-        frame_cost,
-        estimator.count(prefix) + estimator.count(suffix),
+        (frame_cost, estimator.count(prefix) + estimator.count(suffix)),
         lambda kept: estimator.count(note(kept)) if kept < len(blocks) else 0,
         assemble,
         lambda content, share: _condense_block_content(content, share, estimator),

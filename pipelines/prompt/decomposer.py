@@ -367,13 +367,10 @@ def decompose(
     estimator: TokenEstimator | None = None,
     config: PromptLimits = DEFAULT_LIMITS,
 ) -> DecomposedPrompt:
-    """Fill ``template`` with ``slots`` so the prompt fits ``context_window``.
-
-    See the module docstring for the algorithm and the invariants.  ``headroom``
-    defaults to ``config.headroom`` and ``estimator`` to
-    ``CharsPerToken(config.chars_per_token)``.  Raises ``ValueError`` when slot
-    keys repeat or a slot's placeholder does not occur exactly once.
-    """
+    """Fill ``template`` with ``slots`` so the prompt fits ``context_window`` (the module
+    docstring has the algorithm). ``headroom`` defaults to ``config.headroom``, ``estimator``
+    to ``CharsPerToken(config.chars_per_token)``. ``ValueError``: slot keys repeat, or a
+    slot's placeholder does not occur exactly once."""
     if context_window < 1:
         raise ValueError("context_window must be >= 1")
     est = estimator if estimator is not None else CharsPerToken(config.chars_per_token)
@@ -410,6 +407,15 @@ def decompose(
     if fits_verbatim and work.rebuild_banner() == 0:  # and no upstream cut to report
         return result(fast_path=True, reserve=0, iterations=0)
 
+    applied, iterations = _fit(work, est, content_budget, limit, config)
+    return result(fast_path=False, reserve=applied, iterations=iterations)
+
+
+def _fit(
+    work: _Assembly, est: TokenEstimator, content_budget: int, limit: int, config: PromptLimits
+) -> tuple[int, int]:
+    """Allocate the slots with room reserved for the banner (fixed-point rounds), then shrink
+    until the prompt fits ``limit``; the banner reserve applied and the safety iterations."""
     reserve = applied = 0
     for _ in range(config.max_banner_rounds):
         applied = reserve
@@ -425,4 +431,4 @@ def decompose(
             break
         iterations += 1
         work.rebuild_banner()
-    return result(fast_path=False, reserve=applied, iterations=iterations)
+    return applied, iterations
