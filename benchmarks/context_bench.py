@@ -4,13 +4,15 @@
   order into the token budget (:mod:`benchmarks.packing`). This is the baseline the assembler
   must beat; it is implemented here, in the harness.
 * :class:`AssemblerContext` — ``pipelines.assemble.service.Assembler(engine, read_ahead=...)
-  .assemble(space, ContextRequest(...), Experiment(...))``. The request gets the question
+  .assemble(space, ContextRequest(...), preset)``. The request gets the question
   text, ``context_window`` = the budget and ``headroom`` = 1.0 (and the assembler's
   ``safety_margin`` = 0), so the assembler's whole budget is the figure in the report (its
   query, data notice, section headers and block delimiters count against it; the flat baseline
   counts only its memory lines, so the comparison is conservative for the assembler); the
-  question time goes in as ``now``. The variant's forced flat mode or ablations go in as the
-  assembler's benchmark-only ``Experiment``. When the service cannot be imported
+  question time goes in as ``now``. Each variant is an assembly preset (:data:`ASSEMBLER_VARIANTS`:
+  the product's ``auto``, its forced-flat ``flat``, and the ablations built here from the same
+  steps and configuration overlays); the API offers none but ``auto``. When the service cannot
+  be imported
   :func:`load_assembler` raises :class:`ContextBenchUnavailable`, and the runner reports the
   assembler as "not run", never a made-up figure.
 """
@@ -63,16 +65,18 @@ class FlatRecallContext:
         return out
 
 
-def load_assembler() -> tuple[Any, Any, Any]:
-    """(Assembler, ContextRequest, Experiment) or ContextBenchUnavailable with the reason."""
+def load_assembler() -> tuple[Any, Any, dict[str, Any]]:
+    """(Assembler, ContextRequest, the variants' presets) or ContextBenchUnavailable with the
+    reason."""
     try:
-        from pipelines.assemble.service import Assembler, ContextRequest, Experiment
+        from pipelines.assemble.request import ContextRequest
+        from pipelines.assemble.service import Assembler
     except ImportError as exc:
         raise ContextBenchUnavailable(
             "context assembly benchmark not available yet: pipelines.assemble.service "
-            f"(Assembler, ContextRequest, Experiment) cannot be imported ({exc})"
+            f"(Assembler, ContextRequest) cannot be imported ({exc})"
         ) from exc
-    return Assembler, ContextRequest, Experiment
+    return Assembler, ContextRequest, assembler_variants()
 
 
 _ID_ATTRS = ("memory_ids", "included_ids", "included", "memories")
@@ -181,16 +185,53 @@ def _full_window_config() -> dict[str, Any]:
     return {"config": AssemblyConfig(safety_margin=0)}
 
 
-#: Assembler variants the harness knows: name → (flat mode, ablations). They reach the
-#: assembler as its benchmark-only ``Experiment``, never through the API.
-ASSEMBLER_VARIANTS: dict[str, tuple[bool, frozenset[str]]] = {
-    "assembler": (False, frozenset()),
-    "assembler-flat": (True, frozenset()),
-    "assembler-no-selection": (False, frozenset({"selection"})),
-    "assembler-no-ppr": (False, frozenset({"ppr"})),
-    "assembler-no-summaries": (False, frozenset({"summaries"})),
-    "assembler-no-facts": (False, frozenset({"facts"})),
-}
+def assembler_variants() -> dict[str, Any]:
+    """The assembler variants the harness knows, by name: assembly presets. The ablations
+    leave a step out, give it other parameters, or overlay the configuration (PageRank's
+    weight 0, the facts' share 0); ``report.ablate`` names what each leaves out."""
+    from pipelines.assemble.service import AUTO, FLAT
+    from pipelines.assemble.steps import OwnStage
+
+    return {
+        "assembler": AUTO,
+        "assembler-flat": FLAT,
+        "assembler-no-selection": AUTO.replacing(
+            OwnStage(selection="score"),
+            name="no-selection",
+            description="Phase 1 in score order (no MMR).",
+            ablates=("selection",),
+        ),
+        "assembler-no-ppr": AUTO.variant(
+            "no-ppr",
+            "Phase 2 by whole-space recall only (no PageRank walk).",
+            overlay={"related_ppr_weight": 0.0},
+            ablates=("ppr",),
+        ),
+        "assembler-no-summaries": AUTO.without(
+            "summaries_ahead",
+            "summaries",
+            "flat_summaries",
+            name="no-summaries",
+            description="No stage summaries (Phase 3, and flat mode's for a summary question).",
+            ablates=("summaries",),
+        ),
+        "assembler-no-facts": AUTO.variant(
+            "no-facts",
+            "No facts tier.",
+            overlay={"facts_share": 0.0},
+            ablates=("facts",),
+        ),
+    }
+
+
+ASSEMBLER_VARIANTS: tuple[str, ...] = (
+    "assembler",
+    "assembler-flat",
+    "assembler-no-selection",
+    "assembler-no-ppr",
+    "assembler-no-summaries",
+    "assembler-no-facts",
+)
 ABLATION_VARIANTS: tuple[str, ...] = (
     "assembler-no-selection",
     "assembler-no-ppr",
@@ -209,7 +250,7 @@ class AssemblerContext:
     ) -> None:
         if variant not in ASSEMBLER_VARIANTS:
             raise ValueError(f"unknown assembler variant {variant!r}: {sorted(ASSEMBLER_VARIANTS)}")
-        assembler_cls, self._request_cls, experiment_cls = api or load_assembler()
+        assembler_cls, self._request_cls, presets = api or load_assembler()
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="bench-assemble")
         self._recall_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="bench-recall")
         extra = _full_window_config()
@@ -217,8 +258,7 @@ class AssemblerContext:
             extra["recall_executor"] = self._recall_pool
         self._assembler = assembler_cls(engine, read_ahead=self._pool, **extra)
         self.name = variant
-        flat, ablate = ASSEMBLER_VARIANTS[variant]
-        self._experiment = experiment_cls(flat=flat, ablate=ablate)
+        self._preset = presets[variant]
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -233,7 +273,7 @@ class AssemblerContext:
         if query.question_time is not None:
             kwargs["now"] = query.question_time
         t0 = time.perf_counter()
-        resp = self._assembler.assemble(space, self._request_cls(**kwargs), self._experiment)
+        resp = self._assembler.assemble(space, self._request_cls(**kwargs), self._preset)
         latency = (time.perf_counter() - t0) * 1000
         report = resp.report
         return AssembledContext(

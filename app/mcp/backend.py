@@ -15,10 +15,10 @@ from app.schemas.memories import MemoriesCreate, SessionCreate
 from app.services import Services
 from mnemograph.client import AsyncClient
 from pipelines import browse, spaces
-from pipelines.assemble.blocks import neutralize_controls
 from pipelines.assemble.request import ContextRequest
 from pipelines.consolidate import history, supersede
 from pipelines.ingest.deadline import Deadline
+from pipelines.prompt.blocks import neutralize_controls
 from pipelines.recall.request import RecallRequest
 
 __all__ = ["Backend", "ClientBackend", "Json", "ServicesBackend"]

@@ -1,18 +1,13 @@
-"""Context assembly: the ``/context`` service and its pure algorithms.
+"""Context assembly: the ``/context`` service as a preset of steps on one runner.
 
-The service (:mod:`~pipelines.assemble.service`, the orchestrator) runs one assembly through
-modules with one job each: ``request`` (what a caller may ask, validated once), ``mode`` (the
-gates choosing staged or flat), ``stage`` (the current stage, named or inferred), ``recalls``
-(whole-space recall and Phase 1), ``related`` and ``pagerank`` (Phase 2), ``summaries``
-(Phase 3), ``packing`` (what fits the budget), ``render`` (template, sections, decomposer),
-``flat`` (flat mode), ``report`` (the typed report), with ``items`` (candidates as rendered
-records), ``run`` (one assembly's inputs and services) and ``memo`` (the query-embedding memo).
-
-Pure algorithms, no I/O: ``config`` (every tunable), ``tokens`` (estimators), ``budget``
-(window-adaptive and per-phase budgets), ``plan`` (phase counts, stage votes, schema text),
-``condensers`` with ``text_condensers`` and ``memory_condenser`` (domain-aware shortening),
-``decomposer`` (priority-budgeted prompt filling with a truncation banner), ``warning`` (the
-banner), ``blocks`` (escaped, provenance-tagged data blocks), ``sections`` (the three context
-sections and first-fit packing), ``ppr`` (Personalized PageRank reference and seed
-weighting) and ``stage_inference`` (the stage choice record and the density gate).
+Read top to bottom: ``service`` (the presets, each an ordered list of steps, and the
+:class:`~pipelines.assemble.service.Assembler`), ``steps`` (what each step does and hands on),
+``state`` (one assembly's state, the runner, the one report builder). The steps call modules
+with one job each: ``request`` (what a caller may ask, and one assembly's inputs), ``stage``
+(the mode gates, the current stage named or inferred), ``recalls`` (whole-space recall, Phase
+1, the facts), ``related`` (Phase 2: PageRank fused with recall), ``summaries`` (Phase 3),
+``packing`` (staged mode's budget plan), ``flat`` (flat mode's packing), ``render`` (layout,
+sections, the decomposer, reading back), ``items`` (candidates as rendered records),
+``report`` (the typed report) and ``config`` (every tunable). Prompt text itself (blocks,
+condensers, the decomposer) is :mod:`pipelines.prompt`.
 """

@@ -13,73 +13,25 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from pipelines.prompt.budget import DEFAULT_SPLIT
+from pipelines.prompt.tokens import PromptLimits
 
 __all__ = ["DEFAULT_ASSEMBLY_CONFIG", "AssemblyConfig"]
 
 
-class AssemblyConfig(BaseModel):
-    """Tunables for budgeting, condensing, PPR bridging and stage inference."""
+class AssemblyConfig(PromptLimits):
+    """Tunables for budgeting, condensing, PPR bridging and stage inference (the window use
+    and the decomposer's limits are :class:`~pipelines.prompt.tokens.PromptLimits`')."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # --- window use -----------------------------------------------------
-    headroom: float = Field(
-        default=0.75,
-        gt=0.0,
-        le=1.0,
-        description="Fraction of the model window the prompt may use; the rest is left "
-        "for the model's answer.",
-    )
-    safety_margin: int = Field(
-        default=64,
-        ge=0,
-        description="Absolute cap: a prompt never exceeds context_window - safety_margin, "
-        "even when min_budget would allow more (very large template shells).",
-    )
-    chars_per_token: int = Field(
-        default=3,
-        ge=1,
-        description="Conservative default estimator: tokens = ceil(chars / chars_per_token).",
-    )
-
     # --- phase split ------------------------------------------------------
     split: tuple[float, float, float] = Field(
-        default=(0.6, 0.3, 0.1),
+        default=DEFAULT_SPLIT,
         description="Shares of the context budget for (current stage, related prior "
         "context, stage summaries). Non-negative, sums to 1.",
-    )
-
-    # --- decomposer ---------------------------------------------------------
-    min_budget: int = Field(
-        default=300,
-        ge=0,
-        description="Floor of the variable (slot) budget B so some content always survives.",
-    )
-    min_share: int = Field(
-        default=50,
-        ge=0,
-        description="Minimum per-slot share when condensing, granted most important first "
-        "when the budget cannot give it to every slot.",
-    )
-    safety_min_tokens: int = Field(
-        default=50,
-        ge=0,
-        description="The safety loop prefers halving slots larger than this; smaller slots "
-        "are only emptied, least important first, when nothing larger is left.",
-    )
-    max_safety_iterations: int = Field(default=50, ge=0)
-    max_banner_rounds: int = Field(
-        default=8,
-        ge=1,
-        description="Fixed-point rounds used to reserve room for the truncation banner.",
-    )
-    warning_threshold: float = Field(
-        default=0.9,
-        gt=0.0,
-        le=1.0,
-        description="A slot keeping less than this fraction of its tokens is named in the "
-        "truncation banner.",
     )
 
     # --- selection (Phase 1) ------------------------------------------------

@@ -13,6 +13,14 @@ in a section of their own after the records. Facts (:mod:`pipelines.assemble.fac
 caller passes them, take up to ``facts_share`` of the room in a section before the records:
 the records are packed into what that leaves, the facts of turns not shown chosen, and the
 records packed again into what the chosen facts leave.
+
+A memory's compact form (pure): the sentence of it that best matches the query, cut to a
+token cap and marked as an excerpt, for memories that rank below what fits whole.
+
+A context of a few whole records says much about a few memories; compact records say the
+point of many more. The sentence is the one holding the most of the query's keywords (the
+earliest on a tie, so a memory without any shows how it starts); a long memory's sentence is
+taken from the chunk recall matched. A memory no longer than the cap stays whole.
 """
 
 from __future__ import annotations
@@ -21,10 +29,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from pipelines.assemble.blocks import RECORDS_TAG
-from pipelines.assemble.compact import compact_text, query_terms
-from pipelines.assemble.decomposer import DecomposedPrompt, Slot
-from pipelines.assemble.facts import Fact, choose_for_share, fact_section, facts_text
 from pipelines.assemble.items import (
     Evidence,
     Item,
@@ -36,29 +40,55 @@ from pipelines.assemble.items import (
     retime,
     with_content,
 )
-from pipelines.assemble.recalls import SpaceRecall, space_recall
-from pipelines.assemble.render import SLOT_OF, Layout, decompose_prompt, layout, section_text
+from pipelines.assemble.recalls import (
+    Fact,
+    SpaceRecall,
+    choose_for_share,
+    fact_section,
+    facts_text,
+    space_recall,
+)
+from pipelines.assemble.render import (
+    SLOT_OF,
+    Layout,
+    SectionKind,
+    layout,
+    pack_to_budget,
+    section_text,
+    top_up,
+)
 from pipelines.assemble.report import FlatPhase, ItemReport
-from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION
-from pipelines.assemble.run import Run
-from pipelines.assemble.sections import SectionKind, pack_to_budget, top_up
+from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, Run
+from pipelines.ingest.text import split_sentences
+from pipelines.prompt.blocks import RECORDS_TAG
+from pipelines.prompt.decomposer import Slot
+from pipelines.prompt.tokens import TokenEstimator
+from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.intent import Intent
 from pipelines.recall.query import extract_keywords
 from pipelines.recall.request import MAX_K
 from pipelines.recall.service import RecallHit
 
 __all__ = [
+    "ELLIPSIS",
     "SUMMARIES_SECTION",
     "FlatContext",
+    "compact_text",
     "flat_context",
     "flat_k",
     "flat_layout",
     "flat_recall",
     "left_out_note",
+    "query_terms",
 ]
 
+
 SUMMARIES_SECTION = "stage_summaries"
+
+
 _HEADER = "## Recalled memories"
+
+
 _EMPTY = "(No memories were recalled.)"
 
 
@@ -133,16 +163,16 @@ def _tiered(
 
 @dataclass(frozen=True)
 class FlatContext:
-    """The flat sections decomposed into the prompt: the layout, the records kept (display
-    order), the facts kept (their items, and each one's turn), the decomposer's result, and
-    the phase report without its ``included`` count, and the tokens the facts could take (0
-    when no fact was offered)."""
+    """The flat sections ready for the decomposer: the layout, the records kept (display
+    order), the facts kept (their items, and each one's turn), the context slots, the phase
+    report without its ``included`` count, and the tokens the facts could take (0 when no
+    fact was offered)."""
 
     layout: Layout
     kept: list[Item]
     facts: list[Item]
     fact_sources: dict[str, str]
-    result: DecomposedPrompt
+    slots: list[Slot]
     phase: FlatPhase
     facts_share: int = 0
 
@@ -155,7 +185,6 @@ def flat_recall(run: Run, recalled: SpaceRecall | None = None) -> tuple[SpaceRec
     reused = recalled is not None and recalled.k == k
     if recalled is None or not reused:
         recalled = space_recall(run, k)
-    run.clock.lap("recall")
     return recalled, reused
 
 
@@ -234,9 +263,10 @@ def flat_context(
     summaries: Sequence[Item] = (),
     facts: Sequence[Fact] = (),
 ) -> FlatContext:
-    """Whole-space recall packed into the budget and decomposed; ``summaries`` (stage summary
-    blocks) come in a section of their own after the records, their room taken first;
-    ``facts`` (best first) in one before them, when some turn the records leave out has one."""
+    """Whole-space recall packed into the budget as the decomposer's slots; ``summaries``
+    (stage summary blocks) come in a section of their own after the records, their room taken
+    first; ``facts`` (best first) in one before them, when some turn the records leave out
+    has one."""
     cfg = run.config
     keys = [SLOT_OF[FLAT_SECTION]] + ([SLOT_OF[SUMMARIES_SECTION]] if summaries else [])
     summary_text = section_text(SectionKind.STAGE_SUMMARIES, summaries, None) if summaries else ""
@@ -268,22 +298,7 @@ def flat_context(
         records = _records(run, recalled, candidates, _room(run, fit), fit.section_budget)
     items, chosen = records.items, records.chosen
     kept = grouped(display_order([items[n] for n in chosen], recalled.time_order))
-    slots = [Slot(SLOT_OF[FLAT_SECTION], records.text, cfg.section_priorities[0], "memory_blocks")]
-    if fact_list:
-        slots.insert(
-            0,
-            Slot(
-                SLOT_OF[FACTS_SECTION],
-                facts_text(fact_list),
-                cfg.section_priorities[1],
-                "memory_blocks",
-            ),
-        )
-    if summaries:
-        summary_slot = SLOT_OF[SUMMARIES_SECTION]
-        slots.append(Slot(summary_slot, summary_text, cfg.section_priorities[2], "memory_blocks"))
-    result = decompose_prompt(run, lay.template, slots)
-    run.clock.lap("decompose")
+    slots = _slots(run, records.text, fact_list, summary_text)
     phase = FlatPhase(
         candidates=len(items),
         selected=len(kept),
@@ -296,9 +311,65 @@ def flat_context(
     )
     if run.explain:
         phase.items = [ItemReport(id=i.id, tokens=i.tokens, score=i.score) for i in kept]
-    return FlatContext(lay, kept, fact_list, sources, result, phase, share)
+    return FlatContext(lay, kept, fact_list, sources, slots, phase, share)
+
+
+def _slots(run: Run, records: str, facts: Sequence[Item], summaries: str) -> list[Slot]:
+    """The decomposer's slots of a flat context: the facts (when any), the records, the
+    summaries (when any)."""
+    priorities = run.config.section_priorities
+    slots = [Slot(SLOT_OF[FLAT_SECTION], records, priorities[0], "memory_blocks")]
+    if facts:
+        text = facts_text(facts)
+        slots.insert(0, Slot(SLOT_OF[FACTS_SECTION], text, priorities[1], "memory_blocks"))
+    if summaries:
+        slots.append(Slot(SLOT_OF[SUMMARIES_SECTION], summaries, priorities[2], "memory_blocks"))
+    return slots
 
 
 def _less(lay: Layout, tokens: int) -> Layout:
     """``lay`` with ``tokens`` of its section budget already taken (the stage summaries)."""
     return replace(lay, section_budget=max(0, lay.section_budget - tokens))
+
+
+#: Marks where a compact record's text was cut.
+ELLIPSIS = "…"
+
+
+def query_terms(keywords: Sequence[str]) -> tuple[str, ...]:
+    """The query's keywords, case-folded, for matching sentences."""
+    return tuple(dict.fromkeys(k.casefold() for k in keywords if k.strip()))
+
+
+def compact_text(
+    text: str,
+    spans: Sequence[ChunkSpan],
+    terms: Sequence[str],
+    max_tokens: int,
+    est: TokenEstimator,
+) -> str | None:
+    """The best sentence of ``text`` for ``terms`` within ``max_tokens``, with an ellipsis
+    where it was cut or where text around it was left out; None when ``text`` itself fits
+    (nothing to compact). ``spans``: a long memory's matched chunks, best first."""
+    if est.count(text) <= max_tokens:
+        return None
+    source = text[spans[0].start : spans[0].end] if spans else text
+    sentences = split_sentences(source) or [source.strip()]
+    best = max(
+        range(len(sentences)),
+        key=lambda n: (sum(1 for t in terms if t in sentences[n].casefold()), -n),
+    )
+    sentence = " ".join(sentences[best].split())
+    lead = ELLIPSIS + " " if best > 0 or spans else ""
+    return _cut(lead + sentence, max_tokens, est)
+
+
+def _cut(text: str, max_tokens: int, est: TokenEstimator) -> str:
+    """``text`` ending in an ellipsis, cut at a word boundary to ``max_tokens``."""
+    words = text[: max_tokens * 8].split(" ")  # a token holds fewer than 8 characters
+    while words:
+        candidate = " ".join(words) + " " + ELLIPSIS
+        if est.count(candidate) <= max_tokens:
+            return candidate
+        words.pop()
+    return ELLIPSIS

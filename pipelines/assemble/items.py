@@ -4,16 +4,21 @@ A memory becomes an :class:`Item` holding its record line (``who: what``), its g
 (``[when | stage]``, shared by the section's records with the same one) and the tokens of each,
 so planning can charge every group line once.  A stage summary is an :class:`Item` with a
 whole delimited block and no group.
+
+What a long memory shows in a context (pure): never its whole text, but the chunks recall
+chose for the query (its best matching ones, else its first), in text order, with a marker of
+what was left out, so the reader knows the record is an excerpt and of how much.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, date, datetime
 from typing import Any, TypedDict
 
-from pipelines.assemble.blocks import (
+from pipelines.graph import as_utc, from_epoch_micros, to_native
+from pipelines.prompt.blocks import (
     MemoryRecord,
     group_records,
     record_group,
@@ -21,30 +26,30 @@ from pipelines.assemble.blocks import (
     render_memory_line,
     render_record_lines,
 )
-from pipelines.assemble.excerpt import excerpt
-from pipelines.assemble.plan import (
-    StageSpan,
-    dates_needing_minutes,
-    grouped_costs,
-    record_time,
-    short_time,
-)
-from pipelines.assemble.tokens import TokenEstimator
-from pipelines.graph import as_utc, from_epoch_micros, to_native
+from pipelines.prompt.tokens import TokenEstimator
+from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.service import RecallHit
 
 __all__ = [
+    "GAP",
     "Evidence",
     "Item",
     "Stage",
+    "StageSpan",
     "costs",
+    "dates_needing_minutes",
     "display_order",
+    "excerpt",
     "grouped",
+    "grouped_costs",
     "memory_item",
     "one_line",
+    "read_stages",
     "record_item",
+    "record_time",
     "records_text",
     "retime",
+    "short_time",
     "span_text",
     "stage_display",
     "stage_row",
@@ -121,6 +126,11 @@ def stage_row(row: dict[str, Any]) -> Stage:
     )
 
 
+def read_stages(rows: Sequence[dict[str, Any]]) -> dict[str, Stage]:
+    """The space's stages (``assemble/stages`` rows) by id."""
+    return {s.id: s for s in (stage_row(r) for r in rows)}
+
+
 def one_line(text: str, limit: int = 80) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -145,9 +155,6 @@ def span_text(stage: Stage) -> str | None:
     if end is None or end == start:
         return start
     return f"{start} – {end}"
-
-
-# ----------------------------------------------------------------------------- memory records
 
 
 def memory_item(
@@ -235,9 +242,6 @@ def retime(precision: str, est: TokenEstimator, *phases: Sequence[Item]) -> None
             _render(item, replace(item.record, time=when), est)
 
 
-# ----------------------------------------------------------------------------- sections
-
-
 def costs(items: Sequence[Item]) -> list[int]:
     """What each item of a ranked phase list adds to its section (its record line, and its
     group line if it is the group's first record)."""
@@ -284,3 +288,108 @@ def surviving(items: Sequence[Item], openings: Sequence[str]) -> list[Item]:
             raise AssertionError(f"{opening!r} does not belong to item {item.id!r}")
         present.append(item)
     return present
+
+
+#: Between two shown chunks that are not adjacent in the memory's text.
+GAP = "[…]"
+
+
+def excerpt(memory_id: str, text: str, spans: Sequence[ChunkSpan], shown: int) -> str:
+    """The first ``shown`` of ``spans`` (best first) cut from ``text``, in text order, joined
+    by :data:`GAP` where they are not adjacent, then the marker line
+    ``[… chunk 12 of 3,701 of memory doc; 2,012,345 characters left out …]``.
+    ``text`` as it is when there are no spans (a memory within the embedder's window)."""
+    chosen = sorted(spans[: max(1, shown)], key=lambda s: s.start)
+    if not chosen:
+        return text
+    pieces: list[str] = []
+    kept = 0
+    previous: ChunkSpan | None = None
+    for span in chosen:
+        piece = text[span.start : span.end].strip()
+        if previous is not None and span.index != previous.index + 1:
+            pieces.append(GAP)
+        pieces.append(piece)
+        kept += span.end - span.start
+        previous = span
+    numbers = ", ".join(f"{s.index + 1:,}" for s in chosen)
+    noun = "chunk" if len(chosen) == 1 else "chunks"
+    left_out = max(0, len(text) - kept)
+    of = max(s.of for s in chosen)
+    marker = (
+        f"[… {noun} {numbers} of {of:,} of memory {memory_id}; {left_out:,} characters left out …]"
+    )
+    return "\n".join([*pieces, marker])
+
+
+def grouped_costs(items: Sequence[tuple[Hashable | None, int, int]]) -> list[int]:
+    """Each item's marginal tokens in a ranked list of ``(group, tokens, group_tokens)``: its
+    own tokens, plus its group's line when it is the first item of that group (``None``: no
+    group line).  Exact for every prefix of the list, which is all :func:`plan_phase_counts`
+    ever takes, since a section renders one line per group of the items it holds."""
+    seen: set[Hashable] = set()
+    costs = []
+    for group, tokens, group_tokens in items:
+        first = group is not None and group not in seen
+        seen.add(group)
+        costs.append(tokens + (group_tokens if first else 0))
+    return costs
+
+
+@dataclass(frozen=True, slots=True)
+class StageSpan:
+    """A stage's place in time."""
+
+    id: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    ordinal: int | None = None
+
+
+def short_time(moment: datetime | None) -> str | None:
+    """``YYYY-MM-DD HH:MM`` in UTC (seconds dropped: provenance, not a timestamp key)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _utc_minute(moment: datetime) -> datetime:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.replace(second=0, microsecond=0, tzinfo=None)
+
+
+def dates_needing_minutes(moments: Iterable[datetime | None]) -> frozenset[date]:
+    """The (UTC) dates on which ``moments`` differ in their time of day (to the minute).
+
+    Only there does a record's ``HH:MM`` tell the reader something its date does not: the
+    order of that day's records.  Where every record of a day shares one time (a conversation
+    session stamped once, a day with a single record) the date alone says as much and saves
+    about two tokens per record.
+    """
+    minutes: dict[date, set[datetime]] = {}
+    for moment in moments:
+        if moment is not None:
+            minute = _utc_minute(moment)
+            minutes.setdefault(minute.date(), set()).add(minute)
+    return frozenset(day for day, seen in minutes.items() if len(seen) > 1)
+
+
+def record_time(
+    moment: datetime | None, precision: str, minute_dates: frozenset[date] = frozenset()
+) -> str | None:
+    """A record's time: ``YYYY-MM-DD HH:MM`` (``precision`` "minute"), ``YYYY-MM-DD``
+    ("date"), or for "auto" the minute only on ``minute_dates``
+    (:func:`dates_needing_minutes`)."""
+    if moment is None:
+        return None
+    if precision not in ("auto", "minute", "date"):
+        raise ValueError(f"unknown time precision {precision!r}")
+    full = short_time(moment)
+    if precision == "minute":
+        return full
+    if precision == "auto" and _utc_minute(moment).date() in minute_dates:
+        return full
+    return full[:10] if full else None

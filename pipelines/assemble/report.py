@@ -7,6 +7,7 @@ always there and may be ``null``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import MISSING, BaseModel, ConfigDict
@@ -14,6 +15,7 @@ from pydantic import MISSING, BaseModel, ConfigDict
 __all__ = [
     "AssemblyReport",
     "BudgetReport",
+    "ContextResponse",
     "CurrentStagePhase",
     "Density",
     "FactsPhase",
@@ -237,7 +239,7 @@ class PhasesReport(_Report):
 
 class SlotReport(_Report):
     """One prompt slot after the decomposer (see
-    :class:`~pipelines.assemble.decomposer.SlotReport`)."""
+    :class:`~pipelines.prompt.decomposer.SlotReport`)."""
 
     key: str
     priority: int
@@ -269,3 +271,16 @@ class AssemblyReport(_Report):
     fast_path: bool
     safety_iterations: int
     timings_ms: dict[str, float]
+
+
+@dataclass(frozen=True)
+class ContextResponse:
+    sections: dict[str, str]
+    """``current_stage``, ``related_prior``, ``stage_summaries`` (and ``recalled`` in flat
+    mode; ``facts`` when facts are shown): the section text as it stands in the prompt."""
+    prompt: str
+    report: AssemblyReport
+    included_ids: dict[str, list[str]]
+    """Memory ids per section whose record made it into the prompt (summaries are not
+    memories: their stage ids are in ``report.phases.stage_summaries.included_stages``; for
+    ``facts``, the turns the facts shown came from)."""

@@ -2,61 +2,86 @@
 
 :class:`ContextRequest` is both the ``/context`` body and the domain request: pydantic checks
 every rule when it is built, and each refusal names its field (``query``, ``split``,
-``template.0.condenser``, ...).  :class:`Experiment` holds the switches only the benchmark
-harness uses (forced flat mode, ablated phases); they are not part of the product's API.
+``template.0.condenser``, ...).  The benchmark's variants (forced flat mode, ablations) are
+presets (:mod:`pipelines.assemble.presets`), never part of a request.
+
+One assembly's inputs and the services it reads through, handed to every step and helper.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from pipelines.assemble.condensers import CONDENSERS
+from pipelines.assemble.config import AssemblyConfig
+from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.fields import Timestamp, integral
+from pipelines.graph import GraphStore, Row
+from pipelines.models.memo import MemoEmbedder
+from pipelines.prompt.condensers import CONDENSERS
+from pipelines.prompt.tokens import TokenEstimator
 from pipelines.recall.request import MAX_QUERY_CHARS
+from pipelines.recall.service import Recaller
+from pipelines.tracing import Laps
 
 __all__ = [
-    "ABLATIONS",
     "FACTS_SECTION",
     "FLAT_SECTION",
     "MAX_CONTEXT_WINDOW",
     "MIN_CONTEXT_WINDOW",
-    "PRODUCT",
     "QUERY_SLOT",
     "RESERVED_SLOTS",
     "SECTION_KEYS",
-    "Ablation",
+    "Clock",
     "ContextRequest",
-    "Experiment",
+    "DensityCache",
+    "Run",
     "TemplateSlot",
 ]
 
+
 SECTION_KEYS: tuple[str, str, str] = ("current_stage", "related_prior", "stage_summaries")
 """Response section names, in phase order."""
+
+
 FLAT_SECTION = "recalled"
 """The single section of the flat-recall mode."""
+
+
 FACTS_SECTION = "facts"
 """The compact tier of either mode: atomic facts, before the other sections
 (:mod:`pipelines.assemble.facts`)."""
+
+
 QUERY_SLOT = "QUERY"
+
+
 RESERVED_SLOTS = frozenset(
     {*(key.upper() for key in (*SECTION_KEYS, FLAT_SECTION, FACTS_SECTION)), QUERY_SLOT}
 )
 """Template slot keys the assembler fills itself (compared case-insensitively)."""
 
+
 MIN_CONTEXT_WINDOW = 256
 """Smallest reader-model window /context accepts (tokens)."""
+
+
 MAX_CONTEXT_WINDOW = 2_000_000
 """Largest reader-model window /context accepts (tokens)."""
-_MAX_QUERY_CHARS = MAX_QUERY_CHARS
 
-Ablation = Literal["selection", "ppr", "summaries", "facts"]
-ABLATIONS: frozenset[str] = frozenset(get_args(Ablation))
+
+_MAX_QUERY_CHARS = MAX_QUERY_CHARS
 
 
 def _invalid(message: str) -> PydanticCustomError:
@@ -227,21 +252,104 @@ class ContextRequest(BaseModel):
         return list(self.template or [])
 
 
-@dataclass(frozen=True, slots=True)
-class Experiment:
-    """Benchmark-only switches (the harness passes them to :meth:`Assembler.assemble`
-    directly; the API has no way to set them): ``flat`` forces the flat-recall baseline,
-    ``ablate`` switches off ``selection`` (MMR), ``ppr`` (Phase 2's walk), ``summaries``
-    (Phase 3) or ``facts`` (the compact tier)."""
+class Clock:
+    """Milliseconds per step (``report.timings_ms``), and with tracing on a span per step
+    (``assemble.<step>``, current while the step runs): every step is timed, so every step
+    is traced."""
 
-    flat: bool = False
-    ablate: frozenset[str] = frozenset()
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        self.spans = Laps("assemble.")
 
-    def __post_init__(self) -> None:
-        unknown = set(self.ablate) - ABLATIONS
-        if unknown:
-            raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = round((now - self.last) * 1000.0, 2)
+        self.last = now
+        self.spans.lap(name)
+
+    def total(self) -> dict[str, float]:
+        self.timings["total"] = round((time.perf_counter() - self.start) * 1000.0, 2)
+        self.spans.close("report")
+        return self.timings
 
 
-PRODUCT = Experiment()
-"""What every API request runs: staged or flat as the gates decide, every phase on."""
+@dataclass(frozen=True)
+class Run:
+    """The request, the space's configuration, and the services of one assembly.
+
+    ``recaller`` embeds through ``embedder`` (the assembler's memo), so a query embedded
+    ahead of a recall is not embedded again; ``read_ahead`` runs the reads that need nothing
+    from the step before them beside the recalls (tasks never submit tasks)."""
+
+    space: str
+    request: ContextRequest
+    config: AssemblyConfig
+    est: TokenEstimator
+    as_of: datetime | None  # valid time
+    now: datetime | None
+    clock: Clock
+    engine: Engine
+    recaller: Recaller
+    embedder: MemoEmbedder
+    read_ahead: Executor
+    density: DensityCache
+    known_at: datetime | None = None  # recorded time
+
+    @property
+    def store(self) -> GraphStore:
+        return self.engine.store
+
+    @property
+    def explain(self) -> bool:
+        return self.request.explain
+
+    @property
+    def time_travel(self) -> bool:
+        """Whether the context is assembled at another time: ``as_of`` (valid time) or
+        ``known_at`` (recorded time)."""
+        return self.as_of is not None or self.known_at is not None
+
+    @property
+    def with_superseded(self) -> bool:
+        """Whether reads include superseded memories: asked for, or needed to see the space
+        as it was at ``as_of`` / ``known_at`` (the validity check then keeps what was valid)."""
+        return self.request.include_superseded or self.time_travel
+
+
+class DensityCache:
+    """A space's memory and stage counts for the density gate, reused for ``ttl_s`` seconds
+    (never with ``as_of``: those counts depend on the moment); at most ``size`` entries,
+    least recently used dropped first.  Thread-safe."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[str, tuple[str, ...]], tuple[float, Row]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def counts(
+        self,
+        store: GraphStore,
+        space: str,
+        statuses: Sequence[str],
+        as_of: datetime | None,
+        ttl_s: float,
+    ) -> Row:
+        key = (space, tuple(statuses))
+        now = time.monotonic()
+        cacheable = as_of is None and ttl_s > 0
+        if cacheable:
+            with self._lock:
+                hit = self._entries.get(key)
+                if hit is not None:
+                    self._entries.move_to_end(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]
+        row = store.read("assemble/density", space=space, statuses=list(statuses), as_of=as_of)[0]
+        if cacheable:
+            with self._lock:
+                self._entries[key] = (now + ttl_s, row)
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        return row

@@ -2,34 +2,10 @@
 
 Given a query and the reader model's window, :class:`Assembler` returns a prompt whose context
 is structured by scope and fits the budget, plus a typed report of every decision
-(:mod:`pipelines.assemble.report`).  One assembly, top to bottom:
-
-1. **Request** (:mod:`~pipelines.assemble.request`): validated when it is built; the space
-   must exist (404) and its ``settings.assembly`` override the configuration.
-2. **Mode** (:mod:`~pipelines.assemble.mode`): the stage the caller names (``stage``, else its
-   ``session``; :mod:`~pipelines.assemble.stage`), then the density gate: small or sparse
-   corpora get flat recall.
-3. **Current stage**: named, or inferred from the query by rank votes of whole-space recall and
-   of the stage summaries, trusted in proportion to its vote margin (the current stage's
-   budget share scales with that confidence; the rest goes to related context).  The budget
-   gate (no inferred stage for a small budget) and the confidence gate (no stage stands out)
-   choose flat mode instead, and say why.
-4. **Phase 1** (:func:`~pipelines.assemble.recalls.own_stage`): the stage's memories,
-   oversampled, in greedy MMR order.
-5. **Phase 2** (:mod:`~pipelines.assemble.related`): Personalized PageRank from the Phase-1
-   entities across stages, fused with whole-space recall.
-6. **Phase 3** (:mod:`~pipelines.assemble.summaries`): schema summaries of the stages not
-   covered yet, nearest in time first.
-7. **Pack** (:mod:`~pipelines.assemble.packing`): minimum counts, then each phase's share of
-   the budget (60/30/10 by default), then what is left, most important phase first.  The
-   facts (:mod:`~pipelines.assemble.staged_facts`) take up to ``facts_share`` of the sections'
-   budget first, for the turns the packed phases leave out.
-8. **Render and decompose** (:mod:`~pipelines.assemble.render`): escaped, delimited record
-   blocks with provenance; the caller's slots, the sections (the facts first) and the query
-   through the decomposer (priorities, condensers, safety loop, truncation banner).
-
-Flat mode (:mod:`~pipelines.assemble.flat`) packs whole-space recall into one section, with
-the facts in one before it.
+(:mod:`pipelines.assemble.report`). An assembly is a preset of steps
+(:mod:`pipelines.assemble.presets`, read top to bottom) run over one state
+(:mod:`pipelines.assemble.state`): the request validated when it is built, the space's
+``settings.assembly`` and the preset's overlay over the configuration, then the steps.
 
 Latency: reads that need nothing from the step before them run on the caller's ``read_ahead``
 executor beside the recalls (the stage list, the projection check, the summary similarity, the
@@ -41,98 +17,179 @@ time) assembles the context as it was true then (memories with ``event_time <= a
 supersessions had not become true by then, stages started by then, summaries only of stages that
 had ended by then); ``known_at`` (recorded time) keeps only what the server knew then (memories
 stored by then, supersessions recorded by then; stages and summaries are not filtered by it).
+
+Context assembly as configuration: a preset *is* the ordered list of assembly steps, each
+with its parameters, plus a configuration overlay. The runner
+(:func:`~pipelines.assemble.state.run_steps`) runs them in this order; a step runs only in
+the modes it names, and every assembly starts staged until a gate chooses flat mode.
+
+``auto`` (what every API request runs), top to bottom:
+
+* ``stage`` — the stage the caller names (``stage``, else its ``session``; 404 if unknown);
+* ``mode`` — the density gate: small or sparse corpora get flat mode;
+* ``budget_gate`` — staged: the sections' layout; no inferred stage for a small budget;
+* ``reads_ahead`` — staged: the stage list, the projection check, the summary similarity;
+* ``facts_ahead`` — the facts read beside the recalls;
+* ``space_recall`` — staged: whole-space recall (stage votes, Phase 2's ranking, and flat
+  mode's recall when the confidence gate may still choose it);
+* ``current_stage`` — staged: named, or inferred by rank votes (the confidence gate may
+  choose flat mode), with the split, shares and minimum counts it earns;
+* ``summaries_ahead`` — staged: the schemas Phase 3 will most likely want;
+* ``own_stage`` — staged: Phase 1, the stage's memories in greedy MMR order;
+* ``related`` — staged: Phase 2, other stages' memories by PageRank fused with recall;
+* ``summaries`` — staged: Phase 3, summaries of the stages not covered;
+* ``flat_recall`` — flat: whole-space recall (the staged one when it serves);
+* ``flat_summaries`` — flat: stage summaries for a question that asks for a summary;
+* ``facts`` — the facts read ahead;
+* ``pack`` / ``pack_flat`` — the sections packed into the budget (staged / flat);
+* ``render`` — the decomposer (priorities, condensers, truncation banner), read back;
+* ``report`` — the typed report and the response.
+
+``flat`` is ``auto`` with flat mode forced (the benchmark's baseline of the assembler's own
+rendering). The benchmark's ablations are presets built here from the same steps
+(``benchmarks/context_bench.py``); the API offers none of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Executor, Future
-from dataclasses import dataclass, replace
+from concurrent.futures import Executor
 from datetime import datetime
 from typing import Any
 
-from pipelines import maintenance, spaces
-from pipelines.assemble.budget import split_budget
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
+
+from pipelines import spaces
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
-from pipelines.assemble.facts import Fact, facts_phase, start_facts
-from pipelines.assemble.flat import (
-    SUMMARIES_SECTION,
-    flat_context,
-    flat_k,
-    flat_layout,
-    flat_recall,
+from pipelines.assemble.related import WalkFacts, entity_pagerank
+from pipelines.assemble.report import ContextResponse
+from pipelines.assemble.request import Clock, ContextRequest, DensityCache, Run, TemplateSlot
+from pipelines.assemble.state import AssemblyState, AssemblyStep, run_steps
+from pipelines.assemble.steps import (
+    BudgetGate,
+    CurrentStage,
+    Facts,
+    FactsAhead,
+    FlatRecall,
+    FlatSummaries,
+    ModeGate,
+    NamedStage,
+    OwnStage,
+    PackFlat,
+    PackStaged,
+    ReadsAhead,
+    RelatedPrior,
+    Render,
+    Report,
+    SpaceRecallStep,
+    StageSummaries,
+    SummariesAhead,
 )
-from pipelines.assemble.items import Item, Stage, retime
-from pipelines.assemble.memo import MemoEmbedder
-from pipelines.assemble.mode import (
-    DensityCache,
-    ModeChoice,
-    budget_gate,
-    choose_mode,
-    confidence_gate,
-)
-from pipelines.assemble.packing import minimum_count, seed_count
-from pipelines.assemble.pagerank import WalkFacts, entity_pagerank
-from pipelines.assemble.plan import confident_split
-from pipelines.assemble.recalls import SpaceRecall, own_stage, phase_k, space_recall
-from pipelines.assemble.related import Related, related_prior, use_ppr
-from pipelines.assemble.render import (
-    SLOT_OF,
-    Layout,
-    budget_report,
-    layout,
-    read_back,
-)
-from pipelines.assemble.report import (
-    PhasesReport,
-    RelatedFacts,
-    StageReport,
-    StageVote,
-    SummariesFacts,
-    SummariesPhase,
-)
-from pipelines.assemble.request import (
-    FACTS_SECTION,
-    FLAT_SECTION,
-    PRODUCT,
-    SECTION_KEYS,
-    ContextRequest,
-    Experiment,
-    TemplateSlot,
-)
-from pipelines.assemble.respond import (
-    ContextResponse,
-    assembly_report,
-    response,
-    staged_budget,
-    staged_phases,
-)
-from pipelines.assemble.run import Clock, Run
-from pipelines.assemble.stage import (
-    infer_current_stage,
-    named_stage,
-    read_stages,
-    stage_report,
-    summary_similarity_ahead,
-)
-from pipelines.assemble.staged_facts import pack_staged, render_staged
-from pipelines.assemble.summaries import (
-    Ahead,
-    stage_summaries,
-    summaries_ahead,
-    whole_history_summaries,
-)
-from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
 from pipelines.engine import Engine
 from pipelines.graph import Row, as_utc
+from pipelines.models.memo import MemoEmbedder
 from pipelines.overrides import merge_overrides
+from pipelines.prompt.tokens import CharsPerToken, TokenEstimator
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
-from pipelines.recall.intent import Intent
-from pipelines.recall.request import MAX_K
 from pipelines.recall.service import Recaller
 from pipelines.tracing import span
 
-__all__ = ["Assembler", "ContextRequest", "ContextResponse", "Experiment", "TemplateSlot"]
+__all__ = [
+    "AUTO",
+    "FLAT",
+    "Assembler",
+    "AssemblyPreset",
+    "ContextRequest",
+    "ContextResponse",
+    "TemplateSlot",
+]
+
+
+#: Every preset has these steps.
+ESSENTIAL_STEPS = ("stage", "mode", "render", "report")
+
+
+class AssemblyPreset(BaseModel):
+    """A named, ordered list of assembly steps and a configuration overlay (fields of
+    :class:`~pipelines.assemble.config.AssemblyConfig`, applied over the space's settings).
+    ``ablates`` names what the preset leaves out (``report.ablate``). Frozen; derive variants
+    with :meth:`without` and :meth:`replacing`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str
+    steps: tuple[SerializeAsAny[AssemblyStep], ...]
+    overlay: dict[str, Any] = Field(default_factory=dict)
+    ablates: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> AssemblyPreset:
+        kinds = [s.kind for s in self.steps]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError(f"steps must be unique, got {kinds}")
+        missing = [k for k in ESSENTIAL_STEPS if k not in kinds]
+        if missing:
+            raise ValueError(f"a preset needs the steps {missing}")
+        return self
+
+    def has(self, kind: str) -> bool:
+        return any(s.kind == kind for s in self.steps)
+
+    def variant(self, name: str, description: str, **changes: Any) -> AssemblyPreset:
+        """This preset renamed, with ``changes`` (``steps``, ``overlay``, ``ablates``)."""
+        fields = {**self.__dict__, "name": name, "description": description, **changes}
+        return AssemblyPreset.model_validate(fields)
+
+    def without(self, *kinds: str, name: str, description: str, **changes: Any) -> AssemblyPreset:
+        """This preset without the steps ``kinds`` (and ``changes``, see :meth:`variant`)."""
+        steps = tuple(s for s in self.steps if s.kind not in kinds)
+        return self.variant(name, description, steps=steps, **changes)
+
+    def replacing(
+        self, *steps: AssemblyStep, name: str, description: str, **changes: Any
+    ) -> AssemblyPreset:
+        """This preset with each of ``steps`` in place of its step of the same kind (and
+        ``changes``, see :meth:`variant`)."""
+        new = {s.kind: s for s in steps}
+        unknown = set(new) - {s.kind for s in self.steps}
+        if unknown:
+            raise ValueError(f"no step {sorted(unknown)} to replace")
+        replaced = tuple(new.get(s.kind, s) for s in self.steps)
+        return self.variant(name, description, steps=replaced, **changes)
+
+
+AUTO = AssemblyPreset(
+    name="auto",
+    description="Staged or flat as the gates decide (density, budget, confidence); every phase.",
+    steps=(
+        NamedStage(),
+        ModeGate(),
+        BudgetGate(),
+        ReadsAhead(),
+        FactsAhead(),
+        SpaceRecallStep(),
+        CurrentStage(),
+        SummariesAhead(),
+        OwnStage(),
+        RelatedPrior(),
+        StageSummaries(),
+        FlatRecall(),
+        FlatSummaries(),
+        Facts(),
+        PackStaged(),
+        PackFlat(),
+        Render(),
+        Report(),
+    ),
+)
+
+
+FLAT = AUTO.replacing(
+    ModeGate(flat=True),
+    name="flat",
+    description="Flat mode whatever the counts: whole-space recall packed into one section.",
+)
 
 
 class Assembler:
@@ -167,27 +224,29 @@ class Assembler:
         self.density = DensityCache()
 
     def assemble(
-        self, space: str, request: ContextRequest, experiment: Experiment = PRODUCT
+        self, space: str, request: ContextRequest, preset: AssemblyPreset = AUTO
     ) -> ContextResponse:
         """The context for ``request`` in ``space`` (404 for an unknown space or a stage or
-        session it does not have).  ``experiment``: benchmark-only switches."""
+        session it does not have), by the steps of ``preset`` (the API's: ``auto``)."""
         with span("assemble", **{"mnemograph.space": space}):
             clock = Clock()
             try:
-                return self._assemble(space, request, experiment, clock)
+                state = AssemblyState(self._run(space, request, preset, clock), preset.ablates)
+                run_steps(preset.steps, state)
+                assert state.response is not None, "the preset has a report step"
+                return state.response
             finally:
                 clock.spans.close("failed")  # ended already unless a step raised
 
-    def _assemble(
-        self, space: str, request: ContextRequest, experiment: Experiment, clock: Clock
-    ) -> ContextResponse:
-        space_data = spaces.get(self.engine.store, space)
-        config = self.config_for(space_data, request)
+    def _run(
+        self, space: str, request: ContextRequest, preset: AssemblyPreset, clock: Clock
+    ) -> Run:
+        """One assembly's inputs: the space's configuration and the request's times."""
+        config = self.config_for(spaces.get(self.engine.store, space), request, preset)
         as_of, known_at = as_utc(request.as_of), as_utc(request.known_at)
-        run = Run(
+        return Run(
             space=space,
             request=request,
-            experiment=experiment,
             config=config,
             est=self.estimator or CharsPerToken(config.chars_per_token),
             as_of=as_of,
@@ -198,14 +257,21 @@ class Assembler:
             recaller=self.recaller,
             embedder=self.embedder,
             read_ahead=self.read_ahead,
+            density=self.density,
         )
-        return _assemble(run, self.density)
 
-    def config_for(self, space_data: Mapping[str, Any], request: ContextRequest) -> AssemblyConfig:
-        """The service's configuration with the space's ``settings.assembly`` overrides and
-        the request's ``headroom`` and ``split`` (validated by the request already)."""
+    def config_for(
+        self,
+        space_data: Mapping[str, Any],
+        request: ContextRequest,
+        preset: AssemblyPreset = AUTO,
+    ) -> AssemblyConfig:
+        """The service's configuration with the space's ``settings.assembly`` overrides, the
+        preset's overlay, and the request's ``headroom`` and ``split`` (validated by the
+        request already)."""
         overrides = (space_data.get("settings") or {}).get("assembly")
         config = merge_overrides(self.config, overrides, "settings.assembly")
+        config = merge_overrides(config, preset.overlay or None, f"preset {preset.name}")
         return config.model_copy(update={"headroom": request.headroom, "split": request.split})
 
     def density_counts(
@@ -223,268 +289,3 @@ class Assembler:
         return entity_pagerank(
             self.engine, self.read_ahead, space, seed_weights, config or self.config
         )
-
-
-# ----------------------------------------------------------------------------- one assembly
-
-
-def _assemble(run: Run, density: DensityCache) -> ContextResponse:
-    named, how = named_stage(run)
-    run.clock.lap("stage_lookup")
-    mode = choose_mode(run, density)
-    run.clock.lap("density")
-    if mode.mode == "flat":
-        unused = None
-        if named is not None:
-            unused = stage_report(named, str(how), False, "flat mode: the stage is not used")
-        return _flat(run, mode, unused)
-    return _staged(run, mode, named, how)
-
-
-@dataclass(frozen=True)
-class _Reads:
-    """Reads started ahead, beside whole-space recall."""
-
-    stages: Future[list[Row]]
-    projection: Future[str | None] | None
-    similarity: Future[list[Row]] | None
-    facts: Future[list[Fact]] | None
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """The current stage and what it scopes: its confidence, the budget split it earned, each
-    phase's share and minimum count, the space's stages, whole-space recall, and the reads
-    still running (the projection check, the facts)."""
-
-    current: Stage | None
-    report: StageReport
-    confidence: float
-    split: tuple[float, float, float]
-    shares: tuple[int, int, int]
-    minimums: tuple[int, int, int]
-    stages: dict[str, Stage]
-    recalled: SpaceRecall | None
-    projection: Future[str | None] | None
-    facts: Future[list[Fact]] | None
-
-
-def _staged(run: Run, mode: ModeChoice, named: Stage | None, how: str | None) -> ContextResponse:
-    """Staged mode: the current stage, its three phases, packed and rendered; a gate may
-    still choose flat mode."""
-    lay = layout(run, [SLOT_OF[k] for k in SECTION_KEYS])
-    if named is None and (why := budget_gate(run.config, lay.section_budget)) is not None:
-        unused = stage_report(
-            None,
-            "none",
-            False,
-            "not inferred: the sections' budget is below inferred_stage_min_tokens",
-        )
-        return _flat(run, replace(mode, mode="flat", reason=why), unused)
-    scope = _current_stage(run, mode, lay, named, how)
-    if isinstance(scope, ContextResponse):
-        return scope
-    current, shares, minimums = scope.current, scope.shares, scope.minimums
-    ahead = None
-    if not run.ablated("summaries"):
-        ahead = summaries_ahead(run, current, scope.stages, shares[2], minimums[1])
-    phase1 = own_stage(run, current, shares[0])
-    run.clock.lap("phase1")
-    related = _phase2(run, scope, phase1)
-    run.clock.lap("phase2")
-    retime(run.config.record_time_precision, run.est, phase1, related.items)
-    phase3, facts3 = _phase3(run, scope, related, ahead)
-    run.clock.lap("phase3")
-    label = current.label if current else None
-    time_order = scope.recalled.time_order if scope.recalled else False
-    phases = [phase1, related.items, phase3]
-    facts = scope.facts.result() if scope.facts is not None else []
-    run.clock.lap("facts")
-    pack = pack_staged(run, lay, phases, label, scope.split, minimums, time_order, facts)
-    result, back = render_staged(run, pack)
-    found = (related.facts, facts3)
-    reports = staged_phases(run, phases, pack.packed, back, minimums, shares, found)
-    if facts:
-        shown = back.present.get(FACTS_SECTION, [])
-        reports.facts = facts_phase(run, facts, pack.facts, pack.sources, pack.share, shown)
-    budget = staged_budget(run, pack.layout, result, scope.split, pack.packed)
-    report = assembly_report(run, mode, scope.report, result, back, budget, reports)
-    return response(result, back, report, pack.sources)
-
-
-def _current_stage(
-    run: Run, mode: ModeChoice, lay: Layout, named: Stage | None, how: str | None
-) -> _Scope | ContextResponse:
-    """The named stage, or the one inferred from the query (a flat context when the
-    confidence gate refuses it), with the split and shares it earns."""
-    cfg = run.config
-    reads = _start_reads(run, named, mode.stage_count)
-    most = split_budget(lay.section_budget, confident_split(cfg.split, 0.0))
-    # When the confidence gate may yet choose flat mode, whole-space recall is sized for
-    # it, so a gated call recalls once rather than twice.
-    may_go_flat = named is None and cfg.flat_below_confidence is not None
-    k = _space_k(run, most[1], flat_k(run) if may_go_flat else 0)
-    need_space = named is None or cfg.related_recall_weight > 0
-    recalled = space_recall(run, k) if need_space and mode.stage_count > 0 else None
-    stages = read_stages(reads.stages.result())
-    run.clock.lap("global_recall")
-    vote: StageVote | None = None
-    if named is None:
-        inference = infer_current_stage(
-            run, stages, recalled.hits if recalled else [], reads.similarity
-        )
-        run.clock.lap("stage_inference")
-        current, reasoning, vote = inference.stage, inference.reasoning, inference.vote
-        confidence = inference.confidence
-        if (why := confidence_gate(cfg, inference)) is not None:
-            how = "inferred" if current else "none"
-            unused = stage_report(current, how, False, reasoning, vote, confidence)
-            flat = replace(mode, mode="flat", reason=why)
-            return _flat(run, flat, unused, recalled, reads.facts)
-    else:
-        current, reasoning, confidence = named, f"named by the caller ({how})", 1.0
-        stages.setdefault(named.id, named)
-    split = confident_split(cfg.split, confidence)
-    shares = split_budget(lay.section_budget, split)
-    minimums = (minimum_count(cfg, shares[0]), minimum_count(cfg, shares[1]), 0)
-    how = how or ("inferred" if current else "none")
-    report = stage_report(current, how, current is not None, reasoning, vote, confidence)
-    return _Scope(
-        current,
-        report,
-        confidence,
-        split,
-        shares,
-        minimums,
-        stages,
-        recalled,
-        reads.projection,
-        reads.facts,
-    )
-
-
-def _start_reads(run: Run, named: Stage | None, stage_count: int) -> _Reads:
-    """Start the reads that need nothing from the steps before them."""
-    stages = run.read_ahead.submit(
-        run.store.read, "assemble/stages", space=run.space, as_of=run.as_of
-    )
-    projection: Future[str | None] | None = None
-    if use_ppr(run):
-        projection = run.read_ahead.submit(
-            maintenance.ensure_entity_projection, run.engine, run.space
-        )
-    similarity = None
-    if named is None and run.config.stage_vote_weight_summaries > 0:
-        similarity = summary_similarity_ahead(run, stage_count)
-    return _Reads(stages, projection, similarity, start_facts(run))
-
-
-def _space_k(run: Run, related_share: int, at_least: int) -> int:
-    """k of whole-space recall in staged mode: enough hits to vote for the current stage and
-    to rank twice what Phase 2's share holds, and ``at_least`` (flat mode's k when a gate may
-    still choose flat mode, so that recall serves both)."""
-    wanted = max(run.config.stage_inference_hits, 2 * phase_k(run, related_share), at_least)
-    return min(MAX_K, wanted)
-
-
-def _phase2(run: Run, scope: _Scope, phase1: list[Item]) -> Related:
-    """Phase 2 from the part of Phase 1 its share holds (none without a current stage)."""
-    if scope.current is None:
-        return Related(RelatedFacts(run=False, reason="no current stage"))
-    seeds = phase1[: seed_count(phase1, scope.shares[0], scope.minimums[0])]
-    return related_prior(
-        run,
-        scope.current,
-        seeds,
-        phase1,
-        scope.shares[1],
-        scope.stages,
-        scope.recalled.hits if scope.recalled else [],
-        scope.projection,
-        scope.confidence,
-    )
-
-
-def _phase3(
-    run: Run, scope: _Scope, related: Related, ahead: Ahead | None
-) -> tuple[list[Item], SummariesFacts]:
-    """Phase 3 for the stages neither the current stage nor Phase 2's head covers."""
-    if run.ablated("summaries"):
-        return [], SummariesFacts(run=False, reason="ablated")
-    covered = {scope.current.id} if scope.current else set()
-    head = related.items[: max(scope.minimums[1], 1)]
-    covered |= {i.stage_id for i in head if i.stage_id is not None}
-    return stage_summaries(run, scope.current, covered, scope.stages, scope.shares[2], ahead)
-
-
-# ----------------------------------------------------------------------------- flat mode
-
-
-def _flat_summaries(run: Run, intent: str) -> tuple[list[Item], SummariesPhase | None]:
-    """Stage summaries for a flat context whose query asks for a summary, and Phase 3's
-    report without its ``included`` counts (None: not such a query, or summaries ablated or
-    switched off)."""
-    if (
-        intent != str(Intent.SUMMARIZATION)
-        or run.config.flat_summaries_share <= 0.0
-        or run.ablated("summaries")
-    ):
-        return [], None
-    room = flat_layout(run).section_budget
-    share = int(room * run.config.flat_summaries_share)
-    stages = read_stages(run.store.read("assemble/stages", space=run.space, as_of=run.as_of))
-    floor = int(room * run.config.flat_summary_floor)
-    items, dropped, facts = whole_history_summaries(run, stages, share, floor)
-    run.clock.lap("summaries")
-    phase = SummariesPhase(
-        **dict(facts),
-        selected=len(items),
-        dropped=dropped,
-        minimum=0,
-        share_tokens=share if sum(i.tokens for i in items) <= share else floor,
-        included=0,
-        included_stages=[],
-    )
-    return items, phase
-
-
-def _flat(
-    run: Run,
-    mode: ModeChoice,
-    stage: StageReport | None,
-    recalled: SpaceRecall | None = None,
-    reading: Future[list[Fact]] | None = None,
-) -> ContextResponse:
-    """Flat mode (``mode`` says why), from ``recalled`` when a gate made that whole-space
-    recall with flat mode's k, and from the facts ``reading`` when staged mode started it;
-    with stage summaries when the query asks for a summary."""
-    if reading is None:  # the facts read beside the recall
-        reading = start_facts(run)
-    recalled, reused = flat_recall(run, recalled)
-    summaries, summaries_phase = _flat_summaries(run, recalled.intent)
-    facts = reading.result() if reading is not None else []
-    run.clock.lap("facts")
-    flat = flat_context(run, recalled, reused, summaries, facts)
-    sections = (FACTS_SECTION,) * bool(flat.facts) + (FLAT_SECTION, SUMMARIES_SECTION)
-    slot_of = dict(zip(sections, flat.layout.keys, strict=False))
-    back = read_back(
-        run,
-        flat.result,
-        slot_of,
-        {FLAT_SECTION: flat.kept, SUMMARIES_SECTION: summaries, FACTS_SECTION: flat.facts},
-    )
-    flat.phase.included = len(back.present[FLAT_SECTION])
-    budget = budget_report(run, flat.layout, flat.result)
-    phases = PhasesReport(recalled=flat.phase)
-    if summaries_phase is not None:
-        shown = back.present.get(SUMMARIES_SECTION, [])
-        summaries_phase.included = len(shown)
-        summaries_phase.included_stages = [i.id for i in shown]
-        phases.stage_summaries = summaries_phase
-    if facts:
-        shown = back.present.get(FACTS_SECTION, [])
-        phases.facts = facts_phase(
-            run, facts, flat.facts, flat.fact_sources, flat.facts_share, shown
-        )
-    report = assembly_report(run, mode, stage, flat.result, back, budget, phases)
-    return response(flat.result, back, report, flat.fact_sources)

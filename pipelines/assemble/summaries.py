@@ -11,19 +11,28 @@ missed.  With ``as_of`` only stages that had ended by then are summarised.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from pipelines import maintenance
-from pipelines.assemble.blocks import StageSummaryRecord, render_summary_block
-from pipelines.assemble.items import Item, Stage, span_text, timestamp
-from pipelines.assemble.plan import order_stages_by_distance, render_schema
+from pipelines.assemble.items import Item, Stage, StageSpan, span_text, timestamp
+from pipelines.assemble.render import pack_to_budget
 from pipelines.assemble.report import SummariesFacts
-from pipelines.assemble.run import Run
-from pipelines.assemble.sections import pack_to_budget
+from pipelines.assemble.request import Run
+from pipelines.prompt.blocks import StageSummaryRecord, render_summary_block
 
-__all__ = ["Ahead", "stage_summaries", "summaries_ahead", "whole_history_summaries"]
+__all__ = [
+    "Ahead",
+    "order_stages_by_distance",
+    "render_schema",
+    "stage_summaries",
+    "summaries_ahead",
+    "whole_history_summaries",
+]
+
 
 Schemas = dict[str, dict[str, Any]]
 
@@ -147,3 +156,94 @@ def whole_history_summaries(
         fit = pack_to_budget([(i, i.tokens) for i in items], floor).kept[:1]
     kept = sorted(fit, key=lambda i: timestamp(stages[i.id].started_at))
     return kept, len(items) - len(kept), facts
+
+
+def _seconds_apart(a: StageSpan, b: StageSpan) -> float:
+    """Gap between two time intervals (0 when they overlap); ``inf`` if a time is missing."""
+    if a.started_at is None or b.started_at is None:
+        return math.inf
+    a_end = a.ended_at or a.started_at
+    b_end = b.ended_at or b.started_at
+    if a_end < b.started_at:
+        return (b.started_at - a_end).total_seconds()
+    if b_end < a.started_at:
+        return (a.started_at - b_end).total_seconds()
+    return 0.0
+
+
+def order_stages_by_distance(current: StageSpan | None, stages: Sequence[StageSpan]) -> list[str]:
+    """Stage ids ordered by distance in time from ``current`` (nearest first).
+
+    Ties (and stages without times) are broken by ordinal distance, then earlier stage first,
+    then id.  Without a current stage, the most recent stages come first.
+    """
+    if current is None:
+        ranked = sorted(
+            stages,
+            key=lambda s: (
+                s.ended_at is None and s.started_at is None,
+                -(s.ended_at or s.started_at or datetime.min.replace(tzinfo=UTC)).timestamp(),
+                s.id,
+            ),
+        )
+        return [s.id for s in ranked]
+
+    def key(s: StageSpan) -> tuple[float, float, float, str]:
+        ordinal_gap = (
+            abs(s.ordinal - current.ordinal)
+            if s.ordinal is not None and current.ordinal is not None
+            else math.inf
+        )
+        return (_seconds_apart(current, s), ordinal_gap, s.ordinal or 0, s.id)
+
+    return [s.id for s in sorted((s for s in stages if s.id != current.id), key=key)]
+
+
+_SCHEMA_LISTS = (
+    ("entities", "Entities"),
+    ("decisions", "Decisions"),
+    ("outcomes", "Outcomes"),
+    ("open_questions", "Open questions"),
+)
+
+
+def _items(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, Iterable):
+        out = []
+        for item in value:
+            if isinstance(item, Mapping):
+                text = item.get("text") or item.get("name") or item.get("key")
+            else:
+                text = item
+            if text is not None and str(text).strip():
+                out.append(" ".join(str(text).split()))
+        return out
+    return [str(value)]
+
+
+def render_schema(schema: Mapping[str, Any]) -> str:
+    """A stage schema as compact text.
+
+    The consolidation job's ``summary`` already carries every slot (key entities, decisions,
+    outcomes, open questions, highlights) as one bounded text, so when present it is the
+    rendering.  Otherwise the slots are listed: the entities on one line, then decisions,
+    outcomes and open questions as bullet lists (empty parts omitted).
+    """
+    summary = schema.get("summary")
+    if isinstance(summary, str) and summary.strip():
+        return summary.strip()
+    lines: list[str] = []
+    for field, title in _SCHEMA_LISTS:
+        values = _items(schema.get(field))
+        if not values:
+            continue
+        if field == "entities":
+            lines.append(f"{title}: {', '.join(values)}")
+        else:
+            lines.append(f"{title}:")
+            lines.extend(f"- {v}" for v in values)
+    return "\n".join(lines)

@@ -14,10 +14,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pipelines.assemble.blocks import parse_blocks, parse_records
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.ppr import personalized_pagerank
-from pipelines.assemble.service import Assembler, ContextRequest, Experiment
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import FLAT, Assembler
+from pipelines.prompt.blocks import parse_blocks, parse_records
+from tests.ppr_reference import personalized_pagerank
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 DENSE_ENOUGH = {"density_min_memories_per_dimension": 0, "density_min_memories_per_stage": 1}
@@ -101,9 +102,6 @@ def make_assembler(engine):
 
 def _request(query: str, window: int, **fields) -> ContextRequest:
     return ContextRequest(query=query, context_window=window, **fields)
-
-
-FLAT = Experiment(flat=True)
 
 
 def _new_space(client, settings: dict | None = None) -> str:
@@ -413,11 +411,11 @@ def test_stage_inferred_from_the_query_or_taken_from_the_session(client, conv):
 def test_stage_summaries_for_uncovered_stages(engine, conv, make_assembler):
 
     # Phase 2 off entirely (no PPR, no recall fusion): no other stage is covered
-    assembler = make_assembler(AssemblyConfig(related_recall_weight=0))
+    assembler = make_assembler(AssemblyConfig(related_recall_weight=0, related_ppr_weight=0))
     request = _request("How is the Orion migration going?", 8000, stage="orion")
-    result = assembler.assemble(conv, request, Experiment(ablate=frozenset({"ppr"})))
+    result = assembler.assemble(conv, request)
     p2 = result.report.as_dict()["phases"]["related_prior"]
-    assert p2["reason"] == "PPR ablated" and p2["selected"] == 0
+    assert p2["reason"] == "PPR weight 0" and p2["selected"] == 0
     p3 = result.report.as_dict()["phases"]["stage_summaries"]
     # trip and garden are both three days away: the earlier one first
     assert p3["included_stages"] == ["label:trip", "label:garden"]

@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 import pytest
 
-from pipelines.assemble.blocks import parse_records
 from pipelines.consolidate.runner import run_job
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
+from pipelines.prompt.blocks import parse_records
 from tests.cypher import statements
 from tests.integration.test_consolidate_jobs import BIOGRAPHY, ingest
 from tests.integration.test_context_assembly import _context, _new_space

@@ -12,8 +12,10 @@ from datetime import timedelta
 
 import pytest
 
-from pipelines.assemble.blocks import parse_records
-from pipelines.assemble.service import Assembler, ContextRequest, Experiment
+from benchmarks.context_bench import assembler_variants
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import Assembler
+from pipelines.prompt.blocks import parse_records
 from tests.integration.test_context_assembly import DENSE_ENOUGH, _context, _new_space
 from tests.integration.test_context_facts import FIRST, QUERY, RELATIVES, T0, _family, _in_space
 
@@ -95,7 +97,7 @@ def test_the_ablation_switches_the_staged_tier_off(engine, staged_family):
     with ThreadPoolExecutor(max_workers=4) as pool:
         assembler = Assembler(engine, read_ahead=pool)
         on = assembler.assemble(staged_family, request)
-        off = assembler.assemble(staged_family, request, Experiment(ablate=frozenset({"facts"})))
+        off = assembler.assemble(staged_family, request, assembler_variants()["assembler-no-facts"])
     assert on.included_ids["facts"] and "## Facts" in on.prompt
     report = off.report.as_dict()
     assert report["mode"] == "staged" and report["ablate"] == ["facts"]

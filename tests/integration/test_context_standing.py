@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from pipelines.assemble.blocks import parse_records
+from pipelines.prompt.blocks import parse_records
 from tests.integration.test_context_assembly import _context, _new_space
 from tests.integration.test_context_facts import SHARE, T0, _family, _in_space, _post_turns
 

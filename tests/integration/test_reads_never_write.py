@@ -22,7 +22,8 @@ from app.settings import Settings
 from pipelines import maintenance
 from pipelines.access_log import AccessLog
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.service import Assembler, ContextRequest, Experiment
+from pipelines.assemble.request import ContextRequest
+from pipelines.assemble.service import Assembler
 from pipelines.engine import Engine
 from pipelines.graph import GraphStore, ReadOnlyStore
 from pipelines.recall.service import Recaller, RecallRequest
@@ -149,16 +150,18 @@ def test_context_says_which_summaries_were_not_built(engine, unbuilt):
     """Phase 3 over stages without a schema: left out, counted, and queued for a build."""
     with ThreadPoolExecutor(4) as pool:
         assembler = Assembler(
-            engine, read_ahead=pool, config=AssemblyConfig(related_recall_weight=0)
+            engine,
+            read_ahead=pool,
+            config=AssemblyConfig(related_recall_weight=0, related_ppr_weight=0),
         )
         request = ContextRequest(
             query="How is the Orion migration going?", context_window=8000, stage="orion"
         )
-        phase = assembler.assemble(unbuilt, request, Experiment(ablate=frozenset({"ppr"})))
+        phase = assembler.assemble(unbuilt, request)
         p3 = phase.report.as_dict()["phases"]["stage_summaries"]
         assert p3["unbuilt_summaries"] == 2 and p3["included_stages"] == [], p3
         maintenance.schema_refresher(engine).drain()  # the background worker's job
-        again = assembler.assemble(unbuilt, request, Experiment(ablate=frozenset({"ppr"})))
+        again = assembler.assemble(unbuilt, request)
         p3 = again.report.as_dict()["phases"]["stage_summaries"]
         assert "unbuilt_summaries" not in p3 and "stale_summaries" not in p3
         assert p3["included_stages"] == ["label:trip", "label:garden"]

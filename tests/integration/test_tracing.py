@@ -199,11 +199,13 @@ def test_a_staged_context_call_traces_its_phases_and_the_walk(engine):
         finally:
             c.delete(f"/v1/spaces/{space}")
     timed = [k for k in r.json()["report"]["timings_ms"] if k != "total"]
-    assert {"phase1", "phase2_pagerank", "phase2", "phase3"} <= set(timed)
+    assert {"own_stage", "related_pagerank", "related", "summaries"} <= set(timed)
     (assemble,) = [s for s in spans if s.name == "assemble"]
     steps = {s.name: s for s in spans if _parent(s, spans) is assemble}
     assert {f"assemble.{k}" for k in timed} <= set(steps)
-    walk = [s for s in _statements(spans) if _parent(s, spans) is steps["assemble.phase2_pagerank"]]
+    walk = [
+        s for s in _statements(spans) if _parent(s, spans) is steps["assemble.related_pagerank"]
+    ]
     assert walk, "the PageRank step runs statements"
     (server,) = [s for s in spans if s.name == "POST /v1/spaces/{space}/context"]
     assert all(_root(s, spans) is server for s in _statements(spans))

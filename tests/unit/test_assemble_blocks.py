@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import (
+from pipelines.assemble.render import SectionKind, render_memory_section
+from pipelines.prompt.blocks import (
     MemoryRecord,
     StageSummaryRecord,
     escape_content,
@@ -28,8 +29,7 @@ from pipelines.assemble.blocks import (
     unescape_content,
     unescape_record_content,
 )
-from pipelines.assemble.sections import SectionKind, render_memory_section
-from pipelines.assemble.warning import BANNER_HEADER
+from pipelines.prompt.warning import BANNER_HEADER
 
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Anything that opens or closes one of the prompt's tags, as a lenient reader would read it.

@@ -6,13 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.assemble.budget import (
-    allocate_phase_budgets,
-    assembly_budget,
-    split_budget,
-    window_ceiling,
-)
 from pipelines.assemble.config import AssemblyConfig
+from pipelines.prompt.budget import allocate_phase_budgets, assembly_budget, split_budget
+from pipelines.prompt.tokens import window_ceiling
 
 
 def test_window_ceiling_is_exact_on_decimal_headroom() -> None:

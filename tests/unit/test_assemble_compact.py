@@ -1,7 +1,7 @@
 """Compact records: the best matching sentence of a memory, cut to a token cap."""
 
-from pipelines.assemble.compact import ELLIPSIS, compact_text, query_terms
-from pipelines.assemble.tokens import CharsPerToken
+from pipelines.assemble.flat import ELLIPSIS, compact_text, query_terms
+from pipelines.prompt.tokens import CharsPerToken
 from pipelines.recall.chunks import ChunkSpan
 
 EST = CharsPerToken()

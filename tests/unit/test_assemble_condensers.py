@@ -8,32 +8,30 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import (
+from pipelines.assemble.render import SectionKind, render_memory_section, render_summary_section
+from pipelines.prompt.blocks import (
     MemoryRecord,
     StageSummaryRecord,
     parse_blocks,
     parse_records,
     unescape_record_content,
 )
-from pipelines.assemble.condensers import (
+from pipelines.prompt.condensers import (
     CONDENSERS,
-    ELISION,
     choose_condenser,
     condense,
+    condense_memory_blocks,
+)
+from pipelines.prompt.text_condensers import (
+    ELISION,
     condense_assistant_message,
     condense_code_signatures,
     condense_entity_triples,
-    condense_memory_blocks,
     condense_timeline,
     condense_user_message,
     truncate,
 )
-from pipelines.assemble.sections import (
-    SectionKind,
-    render_memory_section,
-    render_summary_section,
-)
-from pipelines.assemble.tokens import CharsPerToken
+from pipelines.prompt.tokens import CharsPerToken
 
 EST = CharsPerToken(3)
 

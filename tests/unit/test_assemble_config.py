@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
-from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
+from pipelines.prompt.tokens import CharsPerToken, TokenEstimator
 
 
 def test_defaults() -> None:

@@ -9,17 +9,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import MemoryRecord, StageSummaryRecord, parse_records
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.decomposer import DecomposedPrompt, Slot, decompose, fill_template
-from pipelines.assemble.sections import (
+from pipelines.assemble.render import (
     SectionKind,
     build_sections,
     fit_sections,
     render_memory_section,
 )
-from pipelines.assemble.tokens import CharsPerToken
-from pipelines.assemble.warning import BANNER_HEADER, prepend_banner
+from pipelines.prompt.blocks import MemoryRecord, StageSummaryRecord, parse_records
+from pipelines.prompt.decomposer import DecomposedPrompt, Slot, decompose
+from pipelines.prompt.template import fill_template
+from pipelines.prompt.tokens import CharsPerToken
+from pipelines.prompt.warning import BANNER_HEADER, prepend_banner
 
 EST = CharsPerToken(3)
 CFG = AssemblyConfig()

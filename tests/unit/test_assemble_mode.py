@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.items import Stage
-from pipelines.assemble.mode import budget_gate, confidence_gate, decide_mode
-from pipelines.assemble.stage import Inference
+from pipelines.assemble.stage import Inference, budget_gate, confidence_gate, decide_mode
 
 CONFIG = AssemblyConfig()
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from pipelines.assemble.blocks import StageSummaryRecord, render_summary_block
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.items import Evidence, Item, costs, memory_item
 from pipelines.assemble.packing import minimum_count, pack_phases, seed_count
 from pipelines.assemble.render import KINDS, section_text
-from pipelines.assemble.tokens import CharsPerToken
+from pipelines.prompt.blocks import StageSummaryRecord, render_summary_block
+from pipelines.prompt.tokens import CharsPerToken
 from pipelines.recall.service import RecallHit
 
 EST = CharsPerToken(3)

@@ -9,24 +9,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.decomposer import Slot, decompose
-from pipelines.assemble.plan import (
+from pipelines.assemble.items import (
     StageSpan,
-    build_template,
     dates_needing_minutes,
-    extend_prefixes,
     grouped_costs,
-    order_stages_by_distance,
-    plan_phase_counts,
-    prompt_budget,
     record_time,
-    render_schema,
-    seed_groups,
     short_time,
-    vote_stages,
 )
-from pipelines.assemble.ppr import combine_seed_runs, personalized_pagerank
-from pipelines.assemble.tokens import CharsPerToken
+from pipelines.assemble.packing import extend_prefixes, plan_phase_counts
+from pipelines.assemble.related import combine_seed_runs, seed_groups
+from pipelines.assemble.stage import vote_stages
+from pipelines.assemble.summaries import order_stages_by_distance, render_schema
+from pipelines.prompt.decomposer import Slot, decompose
+from pipelines.prompt.template import build_template, prompt_budget
+from pipelines.prompt.tokens import CharsPerToken
+from tests.ppr_reference import personalized_pagerank
 
 EST = CharsPerToken()
 
@@ -297,8 +294,7 @@ def test_vote_stages_ties_go_to_the_most_recent_and_no_evidence_falls_back() -> 
 
 
 def test_stage_confidence_and_confident_split() -> None:
-    from pipelines.assemble.plan import confident_split, stage_confidence
-    from pipelines.assemble.stage_inference import StageChoice
+    from pipelines.assemble.stage import StageChoice, confident_split, stage_confidence
 
     config = AssemblyConfig(stage_confidence_floor=0.2, stage_confidence_full=0.6)
 

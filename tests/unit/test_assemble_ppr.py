@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.ppr import (
+from pipelines.assemble.related import (
     combine_seed_runs,
     memories_without_entities,
-    personalized_pagerank,
-    score_memories,
     seed_weights_from_memories,
     top_entities,
 )
+from tests.ppr_reference import personalized_pagerank, score_memories
 
 TIGHT = {"max_iterations": 2000, "tolerance": 1e-13}
 

@@ -1,5 +1,5 @@
-"""The /context request validated once (pydantic, each refusal naming its field), the
-benchmark-only Experiment, and the query-embedding memo."""
+"""The /context request validated once (pydantic, each refusal naming its field) and the
+query-embedding memo."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from pipelines.assemble.memo import MemoEmbedder
-from pipelines.assemble.request import ContextRequest, Experiment, TemplateSlot
+from pipelines.assemble.request import ContextRequest, TemplateSlot
 from pipelines.errors import InvalidInput
+from pipelines.models.memo import MemoEmbedder
 
 
 class CountingEmbedder:
@@ -111,9 +111,3 @@ def test_a_good_request_keeps_the_callers_slots_in_order() -> None:
     assert ContextRequest(query="q", context_window=256).slots == []
     with pytest.raises(ValidationError):
         request.query = "changed"  # type: ignore[misc]  # frozen
-
-
-def test_experiments_name_only_known_ablations() -> None:
-    assert Experiment(flat=True, ablate=frozenset({"ppr", "summaries"})).flat
-    with pytest.raises(ValueError, match="unknown ablation"):
-        Experiment(ablate=frozenset({"ppr", "everything"}))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.assemble.blocks import DATA_NOTICE, MemoryRecord, StageSummaryRecord
-from pipelines.assemble.sections import SectionKind, build_sections, pack_to_budget, top_up
+from pipelines.assemble.render import SectionKind, build_sections, pack_to_budget, top_up
+from pipelines.prompt.blocks import DATA_NOTICE, MemoryRecord, StageSummaryRecord
 
 
 def test_build_sections_labels_and_orders_everything() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipelines.assemble.config import AssemblyConfig
-from pipelines.assemble.stage_inference import density_gate
+from pipelines.assemble.stage import density_gate
 
 
 def test_density_gate() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.assemble.warning import (
+from pipelines.prompt.warning import (
     BANNER_HEADER,
     TruncatedSlot,
     build_truncation_banner,

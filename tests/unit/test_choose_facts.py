@@ -3,7 +3,7 @@ most ``per_memory`` per turn, no repeated text."""
 
 from __future__ import annotations
 
-from pipelines.assemble.facts import Fact, choose_facts
+from pipelines.assemble.recalls import Fact, choose_facts
 
 
 def fact(fid: str, source: str, text: str, score: float = 0.5) -> Fact:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from pipelines.assemble.excerpt import GAP, excerpt
+from pipelines.assemble.items import GAP, excerpt
 from pipelines.recall.chunks import (
     ChunkMatch,
     ChunkSpan,

@@ -15,7 +15,7 @@ from app.main import create_app
 from app.settings import Settings
 import pipelines.assemble.service, pipelines.consolidate.runner, pipelines.recall.runner
 from pipelines import tracing
-from pipelines.assemble.run import Clock
+from pipelines.assemble.request import Clock
 
 app = create_app(Settings())
 assert app.state.tracer is None and not tracing.enabled()

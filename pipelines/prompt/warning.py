@@ -16,7 +16,7 @@ When even that does not fit (tiny windows), a one-line *compact* form is used::
     ### CONTEXT TRUNCATION WARNING (tokens kept/original): RELATED_CONTEXT 340/756, ...
 
 The header line starts with ``#``, which stored content can never do once
-escaped (:func:`pipelines.assemble.blocks.escape_content`), so recalled data
+escaped (:func:`pipelines.prompt.blocks.escape_content`), so recalled data
 cannot forge or hide a banner.  Percentages are rounded *down* so a slot below a
 90 % threshold never reads as "90%".
 """

@@ -30,9 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
+from pipelines.prompt.tokens import DEFAULT_LIMITS, PromptLimits, window_ceiling
 
 __all__ = [
+    "DEFAULT_SPLIT",
     "PhaseAllocation",
     "allocate_phase_budgets",
     "assembly_budget",
@@ -41,23 +42,15 @@ __all__ = [
 ]
 
 
-def window_ceiling(context_window: int, headroom: float) -> int:
-    """``floor(context_window * headroom)``, computed exactly on the decimal headroom.
-
-    ``Fraction(str(h))`` avoids float artefacts such as ``100 * 0.29 == 28.999…``.
-    """
-    if context_window < 0:
-        raise ValueError("context_window must be >= 0")
-    if not 0 < headroom <= 1:
-        raise ValueError("headroom must be in (0, 1]")
-    return math.floor(Fraction(context_window) * Fraction(str(headroom)))
+DEFAULT_SPLIT: tuple[float, float, float] = (0.6, 0.3, 0.1)
+"""The default shares of (current stage, related prior context, stage summaries)."""
 
 
 def assembly_budget(
     context_window: int,
     headroom: float | None = None,
     reserved_tokens: int = 0,
-    config: AssemblyConfig = DEFAULT_ASSEMBLY_CONFIG,
+    config: PromptLimits = DEFAULT_LIMITS,
 ) -> int:
     """Tokens available for assembled memory context in a ``context_window`` model.
 
@@ -73,9 +66,7 @@ def assembly_budget(
     return max(0, min(budget, hard_cap))
 
 
-def split_budget(
-    total: int, split: Sequence[float] = DEFAULT_ASSEMBLY_CONFIG.split
-) -> tuple[int, int, int]:
+def split_budget(total: int, split: Sequence[float] = DEFAULT_SPLIT) -> tuple[int, int, int]:
     """Split ``total`` tokens into three phase budgets proportional to ``split``.
 
     Largest-remainder (Hamilton) rounding: each phase gets the floor of its
@@ -122,7 +113,7 @@ class PhaseAllocation:
 def allocate_phase_budgets(
     total: int,
     demands: Sequence[int],
-    split: Sequence[float] = DEFAULT_ASSEMBLY_CONFIG.split,
+    split: Sequence[float] = DEFAULT_SPLIT,
 ) -> PhaseAllocation:
     """Grant each phase at most its demand, redistributing unused budget.
 

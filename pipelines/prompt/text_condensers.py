@@ -19,7 +19,7 @@ the least important kept units are dropped until it fits.  When no unit fits,
 the condenser falls back to :func:`truncate`, which always fits.
 
 :func:`text_condenser_for` picks one by the shape of the text.  The registry of every
-condenser, data blocks included, is :mod:`pipelines.assemble.condensers`.
+condenser, data blocks included, is :mod:`pipelines.prompt.condensers`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from pipelines.assemble.tokens import TokenEstimator
+from pipelines.prompt.tokens import TokenEstimator
 
 __all__ = [
     "ELISION",

@@ -26,7 +26,7 @@ Algorithm (``W`` = context window, ``h`` = headroom, ``count`` = estimator):
    slots are served first: the share is ``max(0, min(min_share,
    R - min_share * (n - 1)))``.  A slot whose content fits its share is kept
    verbatim, otherwise it is condensed to the share (slot's condenser, or the
-   one :func:`~pipelines.assemble.condensers.choose_condenser` picks).  ``R``
+   one :func:`~pipelines.prompt.condensers.choose_condenser` picks).  ``R``
    drops by the tokens actually used, so unused share flows to more important
    slots.  *Recycling* (an addition): whatever is still unused at the end --
    typically the share of a small, very important slot such as the query --
@@ -83,14 +83,19 @@ nothing -- it checks ``L``, always shrinks something, and cuts on boundaries.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipelines.assemble.budget import window_ceiling
-from pipelines.assemble.condensers import CONDENSERS, condense
-from pipelines.assemble.config import DEFAULT_ASSEMBLY_CONFIG, AssemblyConfig
-from pipelines.assemble.tokens import CharsPerToken, TokenEstimator
-from pipelines.assemble.warning import (
+from pipelines.prompt.condensers import CONDENSERS, condense
+from pipelines.prompt.template import PLACEHOLDER, fill_template
+from pipelines.prompt.tokens import (
+    DEFAULT_LIMITS,
+    CharsPerToken,
+    PromptLimits,
+    TokenEstimator,
+    window_ceiling,
+)
+from pipelines.prompt.warning import (
     BANNER_SEPARATOR,
     TruncatedSlot,
     build_truncation_banner,
@@ -100,7 +105,7 @@ from pipelines.assemble.warning import (
 
 __all__ = ["PLACEHOLDER", "DecomposedPrompt", "Slot", "SlotReport", "decompose", "fill_template"]
 
-PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_]+)\}\}")
+
 _KEY = re.compile(r"^[A-Za-z0-9_]+$")
 DROPPED = "drop"
 """Condenser name reported for a slot the safety loop emptied."""
@@ -111,7 +116,7 @@ class Slot:
     """A template slot: ``{{key}}`` is replaced by ``content``.
 
     ``priority``: lower number = more important = condensed last.
-    ``condenser``: a key of :data:`~pipelines.assemble.condensers.CONDENSERS`,
+    ``condenser``: a key of :data:`~pipelines.prompt.condensers.CONDENSERS`,
     or ``None`` to pick one by content shape.
     ``upstream_tokens``: if the content was already shortened before it got
     here (e.g. a section fitted to its phase budget by
@@ -188,15 +193,6 @@ class DecomposedPrompt:
         raise KeyError(key)
 
 
-def fill_template(template: str, values: Mapping[str, str]) -> str:
-    """Replace each ``{{KEY}}`` with ``values[KEY]`` in one pass.
-
-    Placeholders without a value are left as they are, and text inside the
-    inserted values is never scanned for placeholders.
-    """
-    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
-
-
 def _validate(template: str, slots: Sequence[Slot]) -> None:
     keys = [slot.key for slot in slots]
     if len(set(keys)) != len(keys):
@@ -220,7 +216,7 @@ class _Assembly:
         template: str,
         slots: Sequence[Slot],
         estimator: TokenEstimator,
-        config: AssemblyConfig,
+        config: PromptLimits,
     ) -> None:
         self.template = template
         self.slots = slots
@@ -369,15 +365,12 @@ def decompose(
     context_window: int,
     headroom: float | None = None,
     estimator: TokenEstimator | None = None,
-    config: AssemblyConfig = DEFAULT_ASSEMBLY_CONFIG,
+    config: PromptLimits = DEFAULT_LIMITS,
 ) -> DecomposedPrompt:
-    """Fill ``template`` with ``slots`` so the prompt fits ``context_window``.
-
-    See the module docstring for the algorithm and the invariants.  ``headroom``
-    defaults to ``config.headroom`` and ``estimator`` to
-    ``CharsPerToken(config.chars_per_token)``.  Raises ``ValueError`` when slot
-    keys repeat or a slot's placeholder does not occur exactly once.
-    """
+    """Fill ``template`` with ``slots`` so the prompt fits ``context_window`` (the module
+    docstring has the algorithm). ``headroom`` defaults to ``config.headroom``, ``estimator``
+    to ``CharsPerToken(config.chars_per_token)``. ``ValueError``: slot keys repeat, or a
+    slot's placeholder does not occur exactly once."""
     if context_window < 1:
         raise ValueError("context_window must be >= 1")
     est = estimator if estimator is not None else CharsPerToken(config.chars_per_token)
@@ -414,6 +407,15 @@ def decompose(
     if fits_verbatim and work.rebuild_banner() == 0:  # and no upstream cut to report
         return result(fast_path=True, reserve=0, iterations=0)
 
+    applied, iterations = _fit(work, est, content_budget, limit, config)
+    return result(fast_path=False, reserve=applied, iterations=iterations)
+
+
+def _fit(
+    work: _Assembly, est: TokenEstimator, content_budget: int, limit: int, config: PromptLimits
+) -> tuple[int, int]:
+    """Allocate the slots with room reserved for the banner (fixed-point rounds), then shrink
+    until the prompt fits ``limit``; the banner reserve applied and the safety iterations."""
     reserve = applied = 0
     for _ in range(config.max_banner_rounds):
         applied = reserve
@@ -429,4 +431,4 @@ def decompose(
             break
         iterations += 1
         work.rebuild_banner()
-    return result(fast_path=False, reserve=applied, iterations=iterations)
+    return applied, iterations

@@ -1,14 +1,19 @@
-"""The ``memory_blocks`` condenser: a section of rendered data blocks (see
-:mod:`pipelines.assemble.blocks`) shortened without ever breaking a block's delimiters, or
+"""Every condenser by name, and the choice of one by tags or content shape.
+
+A condenser is a pure function ``(text, budget_tokens, estimator) -> text`` whose result fits
+the budget, returns text that already fits unchanged, and holds only pieces of the input plus
+elision markers.  The text condensers are in :mod:`pipelines.prompt.text_condensers`; the
+``memory_blocks`` condenser is here: a section of rendered data blocks (see
+:mod:`pipelines.prompt.blocks`) shortened without ever breaking a block's delimiters, or
 reducing the number of records unless even their delimiters do not fit.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from pipelines.assemble.blocks import (
+from pipelines.prompt.blocks import (
     RECORDS_TAG,
     ParsedRecord,
     dedent_continuations,
@@ -17,10 +22,34 @@ from pipelines.assemble.blocks import (
     parse_blocks,
     parse_records,
 )
-from pipelines.assemble.text_condensers import TEXT_CONDENSERS, text_condenser_for, truncate
-from pipelines.assemble.tokens import TokenEstimator
+from pipelines.prompt.text_condensers import (
+    ELISION,
+    TEXT_CONDENSERS,
+    Condenser,
+    condense_assistant_message,
+    condense_code_signatures,
+    condense_entity_triples,
+    condense_timeline,
+    condense_user_message,
+    text_condenser_for,
+    truncate,
+)
+from pipelines.prompt.tokens import TokenEstimator
 
-__all__ = ["condense_memory_blocks"]
+__all__ = [
+    "CONDENSERS",
+    "ELISION",
+    "Condenser",
+    "choose_condenser",
+    "condense",
+    "condense_assistant_message",
+    "condense_code_signatures",
+    "condense_entity_triples",
+    "condense_memory_blocks",
+    "condense_timeline",
+    "condense_user_message",
+    "truncate",
+]
 
 
 def _omission_note(count: int) -> str:
@@ -47,8 +76,7 @@ def _condense_block_content(content: str, budget: int, estimator: TokenEstimator
 
 def _water_fill(
     originals: Sequence[str],
-    frame_cost: Sequence[int],
-    fixed: int,
+    frames: tuple[Sequence[int], int],
     note_cost: Callable[[int], int],
     assemble: Callable[[int, Sequence[str]], str],
     condense_one: Callable[[str, int], str],
@@ -57,11 +85,13 @@ def _water_fill(
 ) -> str | None:
     """Keep as many units as possible, then share the budget among their contents.
 
+    ``frames``: each unit's frame tokens, and the tokens of the fixed text around them.
     Tries ``kept`` = all units, then one fewer, ...: the budget left after the fixed text, the
     kept units' frames and the omission note is water-filled from the last (least important)
     kept unit to the first; each gets ``floor(remaining / units_left)``, and a unit that needs
     less leaves the rest to earlier ones.  ``None`` when not even one unit fits.
     """
+    frame_cost, fixed = frames
     for kept in range(len(originals), 0, -1):
         available = budget - fixed - sum(frame_cost[:kept]) - note_cost(kept)
         slack = 0
@@ -123,8 +153,7 @@ def _condense_records(
 
     fitted = _water_fill(
         [r.content for r in records],
-        frame_cost,
-        estimator.count(prefix) + estimator.count(suffix),
+        (frame_cost, estimator.count(prefix) + estimator.count(suffix)),
         lambda kept: estimator.count(note(kept)),
         assemble,
         lambda content, share: _condense_record_content(content, share, estimator),
@@ -143,18 +172,12 @@ def _condense_records(
 def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) -> str:
     """Condense a section of rendered data blocks, keeping every delimiter intact.
 
-    The text outside the blocks (section header, data notice) is kept.  Every
-    block keeps its opening and closing delimiter lines; the remaining budget is
-    shared among the block contents by water-filling from the last (least
-    important) block to the first: each gets ``floor(remaining / blocks_left)``,
-    blocks that need less keep their content verbatim and leave the rest to
-    earlier blocks, larger ones are condensed with their content-shape
-    condenser.  Only when even the delimiters do not fit are trailing blocks
-    dropped, replaced by a note saying how many were omitted.  If not even the
-    header fits, the header is truncated (no block is ever left half-open).
-
-    A section of memory records (a ``<memories>`` block, one record per memory) is
-    condensed the same way with records as the units and their heads as the frames.
+    The text outside the blocks (header, data notice) is kept; every block keeps its delimiter
+    lines; the rest of the budget is water-filled over the contents from the last (least
+    important) block to the first (:func:`_water_fill`), larger ones condensed by their shape.
+    Only when even the delimiters do not fit are trailing blocks dropped, with a note saying
+    how many; if not even the header fits, it is truncated (no block is left half-open). A
+    section of memory records (``<memories>``) is condensed the same way, records as units.
     """
     if estimator.count(text) <= budget:
         return text
@@ -189,8 +212,7 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
 
     fitted = _water_fill(
         [b.content for b in blocks],
-        frame_cost,
-        estimator.count(prefix) + estimator.count(suffix),
+        (frame_cost, estimator.count(prefix) + estimator.count(suffix)),
         lambda kept: estimator.count(note(kept)) if kept < len(blocks) else 0,
         assemble,
         lambda content, share: _condense_block_content(content, share, estimator),
@@ -203,3 +225,48 @@ def condense_memory_blocks(text: str, budget: int, estimator: TokenEstimator) ->
     if estimator.count(only_note) <= budget:
         return only_note
     return truncate(prefix, budget, estimator)
+
+
+CONDENSERS: dict[str, Condenser] = {**TEXT_CONDENSERS, "memory_blocks": condense_memory_blocks}
+
+_TAG_TO_CONDENSER = {
+    "code": "code_signatures",
+    "timeline": "timeline",
+    "event": "timeline",
+    "events": "timeline",
+    "triples": "entity_triples",
+    "entities": "entity_triples",
+    "relations": "entity_triples",
+    "user": "user_message",
+    "assistant": "assistant_message",
+}
+
+
+def choose_condenser(text: str, tags: Iterable[str] = ()) -> str:
+    """Name of the condenser suited to ``text`` (a key of :data:`CONDENSERS`): a known tag,
+    else ``memory_blocks`` for rendered data blocks, else the text condenser for its shape
+    (:func:`~pipelines.prompt.text_condensers.text_condenser_for`)."""
+    for tag in tags:
+        name = _TAG_TO_CONDENSER.get(tag.strip().lower())
+        if name:
+            return name
+    if parse_blocks(text):
+        return "memory_blocks"
+    return text_condenser_for(text)
+
+
+def condense(
+    text: str, budget: int, estimator: TokenEstimator, condenser: str | None = None
+) -> tuple[str, str]:
+    """Apply ``condenser`` (or the one :func:`choose_condenser` picks).
+
+    Returns ``(result, condenser_name)``.  The result always fits: a condenser
+    that broke its contract would be caught here and replaced by truncation.
+    """
+    name = condenser or choose_condenser(text)
+    if name not in CONDENSERS:
+        raise KeyError(f"unknown condenser {name!r}; known: {sorted(CONDENSERS)}")
+    result = CONDENSERS[name](text, budget, estimator)
+    if estimator.count(result) > max(budget, 0):
+        result = truncate(text, budget, estimator)
+    return result, name
