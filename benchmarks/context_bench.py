@@ -156,7 +156,7 @@ def response_spans(
     is the k-th id there while each turn shows one fact (``facts_per_memory`` = 1, the
     default). Where the counts differ the records are kept unattributed (``memory_id``
     None), never guessed."""
-    from pipelines.assemble.blocks import parse_records
+    from pipelines.prompt.blocks import parse_records
 
     out: list[ContextSpan] = []
     for section, text in sections.items():

@@ -24,8 +24,8 @@ from typing import Any
 from benchmarks.context_bench import response_spans
 from benchmarks.packing import CHARS_PER_TOKEN, estimate_tokens
 from benchmarks.sut import AssembledContext, ContextInput
-from pipelines.assemble.blocks import DATA_NOTICE, MemoryRecord, render_records_block
-from pipelines.assemble.excerpt import excerpt
+from pipelines.assemble.items import excerpt
+from pipelines.prompt.blocks import DATA_NOTICE, MemoryRecord, render_records_block
 
 DENSE_HEADER = "## Recalled memories"
 DENSE_SECTION = "recalled"

@@ -10,7 +10,8 @@ generates the same cases). The ``space`` path parameter is ``fuzz`` everywhere e
 ``DELETE /v1/spaces/{space}``, which gets ``fuzz-doomed`` (so the fuzzed space survives the run).
 
 Checks: every check schemathesis has (``--checks all``). The bars: 0 server errors, 0 response
-schema violations, 0 schema-valid requests rejected (ST202) and 0 undocumented statuses (ST103);
+schema violations, 0 schema-valid requests rejected (ST202), 0 undocumented statuses (ST103) and
+0 schema-violating requests accepted (ST201);
 every other failure kind is counted beside them. Results: ``benchmarks/results/<name>.{json,md}``
 with schemathesis's own JSON report and its terminal output under ``<data dir>/``.
 """
@@ -41,6 +42,7 @@ SERVER_ERROR_TYPES = ("ServerError", "ContentTypeServerError")
 SCHEMA_VIOLATION_TYPES = ("JsonSchemaError", "MalformedJson")
 REJECTED_VALID_TYPES = ("RejectedPositiveData",)  # ST202
 UNDOCUMENTED_STATUS_TYPES = ("UndefinedStatusCode",)  # ST103
+ACCEPTED_INVALID_TYPES = ("AcceptedNegativeData",)  # ST201
 
 CONFIG = f"""# Written by python -m benchmarks fuzz for one run.
 # No crash cache: a rerun with the same seed generates the same cases, nothing replayed.
@@ -140,6 +142,7 @@ def summarise(report: dict[str, Any]) -> dict[str, Any]:
     schema = sum(by_type.get(t, 0) for t in SCHEMA_VIOLATION_TYPES)
     rejected = sum(by_type.get(t, 0) for t in REJECTED_VALID_TYPES)
     undocumented = sum(by_type.get(t, 0) for t in UNDOCUMENTED_STATUS_TYPES)
+    accepted = sum(by_type.get(t, 0) for t in ACCEPTED_INVALID_TYPES)
     return {
         "test_cases": report.get("test_cases"),
         "operations": report.get("operations"),
@@ -148,6 +151,7 @@ def summarise(report: dict[str, Any]) -> dict[str, Any]:
         "response_schema_violations": schema,
         "schema_valid_rejected": rejected,
         "undocumented_statuses": undocumented,
+        "schema_invalid_accepted": accepted,
         "errors": report.get("errors"),
         "complete": report.get("complete"),
         "bars": {
@@ -155,6 +159,7 @@ def summarise(report: dict[str, Any]) -> dict[str, Any]:
             "0 response-schema violations": bool(report) and schema == 0,
             "0 schema-valid requests rejected (ST202)": bool(report) and rejected == 0,
             "0 undocumented statuses (ST103)": bool(report) and undocumented == 0,
+            "0 schema-violating requests accepted (ST201)": bool(report) and accepted == 0,
         },
     }
 

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ValidationError
 from pipelines.errors import InvalidInput
 
 M = TypeVar("M", bound=BaseModel)
+#: Integers an override may hold: what Neo4j stores, a Cypher parameter carries and a float
+#: (the schema's bounds, JavaScript's numbers) represents exactly.
+INT_MIN, INT_MAX = -(2**53), 2**53
 
 
 def merge_overrides(base: M, overrides: object, field: str) -> M:
@@ -70,5 +73,24 @@ def _merged(
         ):
             out[key] = _merged(out[key], nested, value, f"{field}.{key}")
         else:
-            out[key] = value
+            out[key] = _integral(value, f"{field}.{key}")
     return out
+
+
+def _integral(value: Any, field: str) -> Any:
+    """``value`` with numbers as the documented schema reads them: a float without a fraction
+    within ``INT_MIN..INT_MAX`` is that integer (JSON Schema's ``integer`` includes ``34.0``),
+    an integer beyond them a float (a number field takes it; an integer field, bounded to
+    them, refuses it)."""
+    if isinstance(value, list):
+        return [_integral(v, field) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral(v, f"{field}.{k}") for k, v in value.items()}
+    if isinstance(value, float) and value.is_integer() and INT_MIN <= value <= INT_MAX:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
+        try:
+            return float(value)
+        except OverflowError as exc:
+            raise InvalidInput("a number beyond any float", field=field) from exc
+    return value

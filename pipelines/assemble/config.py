@@ -11,14 +11,50 @@ damping 0.85) except where a deviation is documented on the field.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from pipelines.prompt.budget import DEFAULT_SPLIT
 from pipelines.prompt.tokens import PromptLimits
 
-__all__ = ["DEFAULT_ASSEMBLY_CONFIG", "AssemblyConfig"]
+__all__ = ["DEFAULT_ASSEMBLY_CONFIG", "SPLIT_SCHEMA", "AssemblyConfig", "shares", "split_schema"]
+
+
+#: The JSON schema of a split: three non-negative numbers, at least one of them positive.
+SPLIT_SCHEMA: JsonDict = {
+    "type": "array",
+    "items": {"type": "number", "minimum": 0},
+    "minItems": 3,
+    "maxItems": 3,
+    "contains": {"type": "number", "exclusiveMinimum": 0},
+}
+
+
+def shares(parts: Sequence[float]) -> tuple[float, float, float]:
+    """Three relative shares as fractions of their sum (``(3, 1, 0)`` is ``(0.75, 0.25, 0)``).
+
+    Raises:
+        ValueError: not three finite non-negative numbers, or all of them 0.
+    """
+    if len(parts) != 3 or any(p < 0 or not math.isfinite(p) for p in parts):
+        raise ValueError("split must be three finite, non-negative shares")
+    top = max(parts)
+    if top <= 0:
+        raise ValueError("split must have a positive share")
+    scaled = [p / top for p in parts]  # no overflow however large the shares
+    total = sum(scaled)
+    a, b, c = (p / total for p in scaled)
+    return a, b, c
+
+
+def split_schema(schema: JsonDict) -> None:
+    """A split field's JSON schema: :data:`SPLIT_SCHEMA` (every item bounded, not tuple
+    positions), its description and default kept."""
+    schema.pop("prefixItems", None)
+    schema.update(SPLIT_SCHEMA)
 
 
 class AssemblyConfig(PromptLimits):
@@ -31,7 +67,9 @@ class AssemblyConfig(PromptLimits):
     split: tuple[float, float, float] = Field(
         default=DEFAULT_SPLIT,
         description="Shares of the context budget for (current stage, related prior "
-        "context, stage summaries). Non-negative, sums to 1.",
+        "context, stage summaries): non-negative, one at least positive, read as fractions "
+        "of their sum ((3, 1, 0) is (0.75, 0.25, 0)).",
+        json_schema_extra=split_schema,
     )
 
     # --- selection (Phase 1) ------------------------------------------------
@@ -329,12 +367,8 @@ class AssemblyConfig(PromptLimits):
 
     @field_validator("split")
     @classmethod
-    def _split_sums_to_one(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
-        if any(part < 0 or not math.isfinite(part) for part in value):
-            raise ValueError("split parts must be finite and non-negative")
-        if not math.isclose(sum(value), 1.0, rel_tol=0.0, abs_tol=1e-9):
-            raise ValueError(f"split must sum to 1, got {sum(value)!r}")
-        return value
+    def _split_shares(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        return shares(value)
 
 
 DEFAULT_ASSEMBLY_CONFIG = AssemblyConfig()

@@ -59,6 +59,7 @@ from pipelines.assemble.render import (
 )
 from pipelines.assemble.report import FlatPhase, ItemReport
 from pipelines.assemble.request import FACTS_SECTION, FLAT_SECTION, Run
+from pipelines.ingest.condense import informative_sentence
 from pipelines.ingest.text import split_sentences
 from pipelines.prompt.blocks import RECORDS_TAG
 from pipelines.prompt.decomposer import Slot
@@ -355,11 +356,8 @@ def compact_text(
         return None
     source = text[spans[0].start : spans[0].end] if spans else text
     sentences = split_sentences(source) or [source.strip()]
-    best = max(
-        range(len(sentences)),
-        key=lambda n: (sum(1 for t in terms if t in sentences[n].casefold()), -n),
-    )
-    sentence = " ".join(sentences[best].split())
+    best, sentence = informative_sentence(sentences, terms)
+    sentence = " ".join(sentence.split())
     lead = ELLIPSIS + " " if best > 0 or spans else ""
     return _cut(lead + sentence, max_tokens, est)
 

@@ -10,7 +10,6 @@ One assembly's inputs and the services it reads through, handed to every step an
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -23,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from pipelines.assemble.config import AssemblyConfig
+from pipelines.assemble.config import AssemblyConfig, shares, split_schema
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.fields import Timestamp, integral
@@ -148,7 +147,7 @@ class ContextRequest(BaseModel):
     query: str = Field(
         description=f"The agent's next question or task (not blank, at most {_MAX_QUERY_CHARS} "
         "characters).",
-        json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS},
+        json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS, "pattern": r"\S"},
     )
     context_window: int = Field(
         strict=True,
@@ -166,8 +165,9 @@ class ContextRequest(BaseModel):
     )
     split: tuple[float, float, float] = Field(
         (0.6, 0.3, 0.1),
-        description="Budget shares of (current stage, related prior context, stage summaries); "
-        "non-negative, sums to 1.",
+        description="Budget shares of (current stage, related prior context, stage summaries): "
+        "non-negative, one at least positive, read as fractions of their sum.",
+        json_schema_extra=split_schema,
     )
     stage: str | None = Field(None, description="The agent's current stage (id, label or name).")
     session: str | None = Field(None, description="The agent's current session (its stage).")
@@ -220,18 +220,14 @@ class ContextRequest(BaseModel):
     @classmethod
     def _three_shares(cls, split: Any) -> Any:
         parts = list(split) if isinstance(split, list | tuple) else None
-        if (
-            parts is None
-            or len(parts) != 3
-            or not all(
-                isinstance(p, int | float) and not isinstance(p, bool) and math.isfinite(p)
-                for p in parts
-            )
-            or any(p < 0 for p in parts)
-            or not math.isclose(sum(parts), 1.0, rel_tol=0.0, abs_tol=1e-9)
+        if parts is None or not all(
+            isinstance(p, int | float) and not isinstance(p, bool) for p in parts
         ):
-            raise _invalid(f"split must be three non-negative shares summing to 1, got {split!r}")
-        return tuple(float(p) for p in parts)
+            raise _invalid(f"split must be three non-negative shares, got {split!r}")
+        try:
+            return shares(parts)
+        except ValueError as exc:
+            raise _invalid(f"{exc}, got {split!r}") from exc
 
     @field_validator("template")
     @classmethod

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 
 from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
@@ -217,20 +218,17 @@ class UpkeepConfig(BaseModel):
     """A projection used (or made) within this long is never evicted: a walk may be reading
     it. Use is recorded per process (:mod:`~pipelines.consolidate.graph_catalog`)."""
     projection_max_idle_seconds: float | None = Field(default=1_800.0, gt=0.0, allow_inf_nan=False)
-    """A projection not used for this long is dropped (None: never by age); at least
-    ``projection_evict_grace_seconds``."""
+    """A projection not used for this long is dropped (None: never by age); a value below
+    ``projection_evict_grace_seconds`` counts as the grace (:attr:`max_idle_seconds`)."""
     projection_sweep_seconds: float = Field(default=60.0, ge=0.0, le=86_400.0)
     """Idle projections are looked for at most once per this long per process (on the way
     out of an ``ensure_entity_projection`` call)."""
 
-    @model_validator(mode="after")
-    def _idle_after_grace(self) -> UpkeepConfig:
+    @property
+    def max_idle_seconds(self) -> float | None:
+        """The idle limit in force: ``projection_max_idle_seconds``, never below the grace."""
         idle = self.projection_max_idle_seconds
-        if idle is not None and idle < self.projection_evict_grace_seconds:
-            raise ValueError(
-                "projection_max_idle_seconds must be at least projection_evict_grace_seconds"
-            )
-        return self
+        return None if idle is None else max(idle, self.projection_evict_grace_seconds)
 
 
 class TokenVectorConfig(BaseModel):
@@ -286,18 +284,24 @@ class RunnerConfig(BaseModel):
     its run reads ``interrupted``) at most this long after the crash."""
     renew_every_seconds: float = Field(default=15.0, gt=0.0)
     """The heartbeat: a live runner renews its lease this often, from a thread of its own, so
-    a long statement (a GDS call) never lets the lease lapse."""
+    a long statement (a GDS call) never lets the lease lapse; above half of
+    ``lease_ttl_seconds`` it counts as half (:attr:`heartbeat_seconds`)."""
     sample_size: int = Field(default=20, ge=0)
     """Planned or applied changes listed in a run's report."""
 
-    @model_validator(mode="after")
-    def _heartbeat_within_ttl(self) -> RunnerConfig:
-        if self.renew_every_seconds * 2 > self.lease_ttl_seconds:
-            raise ValueError(
-                "renew_every_seconds must be at most half of lease_ttl_seconds (one missed "
-                "heartbeat must not lose the lease)"
-            )
-        return self
+    @property
+    def heartbeat_seconds(self) -> float:
+        """How often the lease is renewed: ``renew_every_seconds``, at most half the ttl (one
+        missed heartbeat must not lose the lease)."""
+        return min(self.renew_every_seconds, self.lease_ttl_seconds / 2)
+
+
+def _job_pairs_schema(schema: JsonDict) -> None:
+    """``[job, seconds]`` pairs: the job is one of :data:`JOB_NAMES` (the schema says so)."""
+    items = schema.get("items")
+    pair = items.get("prefixItems") if isinstance(items, dict) else None
+    if isinstance(pair, list):
+        pair[0] = {"enum": list(JOB_NAMES), "type": "string"}
 
 
 class SchedulerConfig(BaseModel):
@@ -307,16 +311,19 @@ class SchedulerConfig(BaseModel):
 
     tick_seconds: float = Field(default=30.0, gt=0.0)
     initial_delay_seconds: float = Field(default=60.0, ge=0.0)
-    intervals_seconds: tuple[tuple[str, float | None], ...] = (
-        ("merge", 6 * 3600.0),
-        ("supersede", 3600.0),
-        ("decay", 3600.0),
-        ("communities", 24 * 3600.0),
-        ("schemas", 6 * 3600.0),
-        ("upkeep", 6 * 3600.0),
-        ("token_vectors", 6 * 3600.0),
-        ("fact_vectors", 6 * 3600.0),
-        ("retention", 24 * 3600.0),
+    intervals_seconds: tuple[tuple[str, float | None], ...] = Field(
+        default=(
+            ("merge", 6 * 3600.0),
+            ("supersede", 3600.0),
+            ("decay", 3600.0),
+            ("communities", 24 * 3600.0),
+            ("schemas", 6 * 3600.0),
+            ("upkeep", 6 * 3600.0),
+            ("token_vectors", 6 * 3600.0),
+            ("fact_vectors", 6 * 3600.0),
+            ("retention", 24 * 3600.0),
+        ),
+        json_schema_extra=_job_pairs_schema,
     )
     max_spaces: int = Field(default=10_000, ge=1)
 

@@ -30,6 +30,7 @@ because their duplicates are no longer active).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import uuid
 from collections import Counter, defaultdict
@@ -37,7 +38,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from pipelines import spaces
 from pipelines.consolidate.config import MergeConfig
@@ -50,6 +53,9 @@ from pipelines.ingest.config import GateConfig
 from pipelines.ingest.gate import DuplicateCandidate, near_duplicate, text_profile
 
 ABSORBED = ("restatements", "access_count", "heat", "importance")
+
+log = logging.getLogger("mnemograph.consolidate")
+M = TypeVar("M", bound=BaseModel)
 
 
 def _from_ms(ms: int | None) -> datetime | None:
@@ -415,20 +421,32 @@ def run(ctx: JobContext) -> None:
 # --------------------------------------------------------------------------- undo / read
 
 
-def _decode(merge: dict[str, Any]) -> MergeDetail:
-    out = dict(merge)
+def _stored(merge: dict[str, Any], model: type[M]) -> M | None:
+    """A stored merge as ``model``: absent properties take their defaults, JSON text that
+    does not decode reads as empty; ``None`` for one too malformed to read (an import
+    checks merges, so only a database edited by hand holds one): never a 422 for a read."""
+    out = {k: v for k, v in merge.items() if v is not None}
     for key in ("canonical_before", "canonical_after"):
         if key in out:
-            out[key] = json.loads(out[key]) if out.get(key) else {}
-    return MergeDetail.model_validate(out)
+            try:
+                decoded = json.loads(out[key]) if isinstance(out[key], str) else None
+            except ValueError:
+                decoded = None
+            out[key] = decoded if isinstance(decoded, dict) else {}
+    try:
+        return model.model_validate(out)
+    except ValidationError:
+        log.warning("merge %r is malformed in the store; left out", merge.get("id"))
+        return None
 
 
 def get_merge(engine: Engine, space: str, merge_id: str) -> MergeDetail:
     rows = engine.store.read("consolidate/merge_get", space=space, id=merge_id)
-    if not rows:
+    found = _stored(rows[0]["merge"], MergeDetail) if rows else None
+    if found is None:
         spaces.require(engine.store, space)
         raise NotFound(f"merge {merge_id!r} does not exist in space {space!r}", field="id")
-    return _decode(rows[0]["merge"])
+    return found
 
 
 def list_merges(
@@ -438,7 +456,7 @@ def list_merges(
     rows = engine.store.read(
         "consolidate/merge_list", space=space, status=status, skip=skip, limit=limit
     )
-    return [Merge.model_validate(r["merge"]) for r in rows]
+    return [m for r in rows if (m := _stored(r["merge"], Merge)) is not None]
 
 
 def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> MergeUndone:

@@ -136,7 +136,7 @@ def run_job(
     finish: list[Callable[[], object]] = []  # the run's last record, written with the release
     with job_span(job, space, run_id) as outcome:
         try:
-            lease.start_heartbeat(cfg.runner.renew_every_seconds)
+            lease.start_heartbeat(cfg.runner.heartbeat_seconds)
             error = _recorded(ctx, fn, run_id, started, trigger, finish)
             outcome("ok" if error is None else "failed")
         finally:

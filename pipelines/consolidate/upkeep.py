@@ -145,7 +145,7 @@ def _sweep(engine: Engine, config: UpkeepConfig) -> None:
     try:
         graph_catalog.sweep_idle(
             engine.store,
-            config.projection_max_idle_seconds,
+            config.max_idle_seconds,
             config.projection_sweep_seconds,
             config.projection_evict_grace_seconds,
         )

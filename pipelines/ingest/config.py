@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from pipelines import session_documents
 
@@ -56,6 +57,12 @@ DEFAULT_ENTITY_LABELS: frozenset[str] = frozenset(
 )
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+def _pairs_schema(schema: JsonDict) -> None:
+    """What :func:`_pairs` takes, in a JSON schema: ``[name, number]`` pairs or an object."""
+    pairs: JsonDict = {k: schema.pop(k) for k in ("type", "items") if k in schema}
+    schema["anyOf"] = [pairs, {"type": "object", "additionalProperties": {"type": "number"}}]
 
 
 def _pairs(value: Any) -> Any:
@@ -133,7 +140,8 @@ class GateConfig(BaseModel):
     """Encoding gate: admit / merge / reject incoming events.
 
     The admission score is the weighted mean
-    ``(wn*novelty + ws*salience + wp*prediction_error) / (wn + ws + wp)`` compared with
+    ``(wn*novelty + ws*salience + wp*prediction_error) / (wn + ws + wp)`` (1 when the weights
+    of the signals present are all 0: only the floors then reject) compared with
     ``threshold + category_offset``. Defaults follow the production values of the source
     architecture (0.25 / 0.20 / 0.30, threshold 0.30, salience floor 0.10).
     """
@@ -153,10 +161,9 @@ class GateConfig(BaseModel):
     """Events below this novelty are rejected as redundant (0 disables the check)."""
     prediction_error_bypass: float = Field(default=0.65, ge=0.0, le=1.0)
     """Events at least this surprising are admitted whatever their score (1 disables)."""
-    category_offsets: tuple[tuple[str, float], ...] = (
-        ("correction", -0.06),
-        ("decision", -0.04),
-        ("relationship", -0.04),
+    category_offsets: tuple[tuple[str, float], ...] = Field(
+        default=(("correction", -0.06), ("decision", -0.04), ("relationship", -0.04)),
+        json_schema_extra=_pairs_schema,
     )
     """Per-category threshold offsets; negative lowers the bar for high-value categories."""
     merge_similarity: float = Field(default=0.92, ge=0.0, le=1.0)
@@ -171,12 +178,6 @@ class GateConfig(BaseModel):
     @classmethod
     def _offset_pairs(cls, value: Any) -> Any:
         return _pairs(value)
-
-    @model_validator(mode="after")
-    def _some_weight(self) -> GateConfig:
-        if self.novelty_weight + self.salience_weight + self.prediction_error_weight <= 0:
-            raise ValueError("at least one gate weight must be positive")
-        return self
 
     def offset_for(self, category: str | None) -> float:
         """Threshold offset of ``category`` (0 for unknown or missing categories)."""

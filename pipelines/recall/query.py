@@ -1,6 +1,7 @@
 """Query understanding without models: cleaning, keywords, Lucene, speakers.
 
-* :func:`clean_query` — normalise whitespace/control characters and enforce the length cap.
+* :func:`clean_query` — normalise whitespace/control characters and enforce the length cap
+  (:func:`searchable_text` without the checks).
 * :func:`extract_keywords` — rule-based keyword extraction (question words and fillers
   stripped; quoted strings, dates, capitalised words and words of length ≥ 4 kept).
 * :func:`build_fulltext_query` — a syntactically safe Lucene query string for the Neo4j
@@ -75,14 +76,20 @@ _WORD_RE = re.compile(r"[^\W_]+(?:[-'’.][^\W_]+)*")
 _POSSESSIVE_RE = re.compile(r"['’]s?$", re.IGNORECASE)
 
 
+def searchable_text(text: str) -> str:
+    """``text`` with control/format characters replaced by spaces and whitespace collapsed
+    (empty when nothing searchable is left, e.g. a query of control characters only)."""
+    printable = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in text)
+    return " ".join(printable.split())
+
+
 def clean_query(text: str, max_chars: int) -> str:
     """Replace control/format characters by spaces, collapse whitespace, enforce the cap.
 
     Raises:
         ValueError: if nothing is left or the cleaned text exceeds ``max_chars``.
     """
-    printable = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in text)
-    cleaned = " ".join(printable.split())
+    cleaned = searchable_text(text)
     if not cleaned:
         raise ValueError("query is empty")
     if len(cleaned) > max_chars:

@@ -8,6 +8,7 @@ invalid request is a 422 naming the field wherever it comes from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -18,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 from pipelines.fields import Timestamp, integral
 from pipelines.graph import as_utc
 from pipelines.recall.chunks import ChunkSpan
-from pipelines.recall.query import clean_query
+from pipelines.recall.query import searchable_text
 
 MIN_K = 1
 MAX_K = 100
@@ -37,11 +38,21 @@ PresetName = Literal["full", "fast", "dense"]
 DEFAULT_PRESET: PresetName = "full"
 
 
+#: A query must hold a character that is not whitespace (the schema's ``pattern``, checked
+#: with Python's ``\S`` as the schema's own tools read it).
+_NOT_BLANK = re.compile(r"\S")
+
+
 def _clean(query: str) -> str:
-    return clean_query(query, MAX_QUERY_CHARS)
+    """The searchable text of a query the schema allows: blank is refused; a query of only
+    control or format characters is kept as ``""`` (recall answers it with no results)."""
+    if not _NOT_BLANK.search(query):
+        raise ValueError("query is empty")
+    return searchable_text(query)
 
 
-Query = Annotated[str, AfterValidator(_clean)]
+#: Bounds apply to the text as sent (JSON Schema's maxLength), cleaning comes after.
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS), AfterValidator(_clean)]
 Names = Annotated[tuple[str, ...], Field(min_length=1)]
 
 
@@ -80,8 +91,9 @@ class RecallRequest(_Frozen):
 
     query: Query = Field(
         description="What to recall: a question or keywords (plain text; Lucene syntax is "
-        f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters.",
-        json_schema_extra={"minLength": 1, "maxLength": MAX_QUERY_CHARS},
+        f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters; one of control "
+        "characters only finds nothing.",
+        json_schema_extra={"pattern": _NOT_BLANK.pattern},
     )
     k: int = Field(DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted.")
     filters: RecallFilters = Field(default_factory=RecallFilters)

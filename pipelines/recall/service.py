@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 
+from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
 from pipelines.recall.chunks import ChunkSpan, explain_chunks, first_chunks
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS, RecallPreset
-from pipelines.recall.query import clean_query
+from pipelines.recall.query import searchable_text
 from pipelines.recall.request import (
     DEFAULT_PRESET,
     MAX_QUERY_CHARS,
@@ -87,6 +88,9 @@ class Recaller:
 
         Whether the space exists is asked only when the search found nothing (a space with
         matching memories exists): one round trip fewer for every answered recall."""
+        if not request.query:  # only control characters: nothing to search for
+            spaces.require(self.engine.store, space)
+            return RecallResponse([], "semantic", True, "empty_query", True, {"total": 0.0}, 0)
         clock = Clock(request.deadline_ms)
         chosen = preset or PRESETS[request.preset]
         state = RecallState(
@@ -103,11 +107,13 @@ class Recaller:
     ) -> str:
         """The text :meth:`recall` embeds for ``query`` with ``preset`` (cleaned; the
         speakers it names stripped when configured), so a caller can embed it ahead of the
-        recall and use the vector meanwhile. InvalidInput for a query recall would refuse."""
-        try:
-            cleaned = clean_query(query, MAX_QUERY_CHARS)
-        except ValueError as exc:
-            raise InvalidInput(str(exc), field="query") from exc
+        recall and use the vector meanwhile (``""`` for one of control characters only, which
+        recall answers with no results). InvalidInput for a query recall would refuse."""
+        if len(query) > MAX_QUERY_CHARS or not query.strip():
+            raise InvalidInput(f"query is empty or longer than {MAX_QUERY_CHARS}", field="query")
+        cleaned = searchable_text(query)
+        if not cleaned:
+            return ""
         chosen = PRESETS[preset] if isinstance(preset, str) else preset
         return chosen.understand.vector_text(cleaned, self._profile(space), self.config)
 

@@ -5,6 +5,8 @@ them) is JSON already."""
 from __future__ import annotations
 
 import base64
+import re
+from datetime import date, datetime
 from typing import Any
 
 import neo4j.time
@@ -26,6 +28,17 @@ def encode(value: Any) -> Any:
     raise TypeError(f"cannot export a property of type {type(value).__name__}")
 
 
+#: What an export writes (and an import takes): ``T`` and ``Z`` upper case, an offset always.
+DATETIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$"
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+_DATETIME, _DATE = re.compile(DATETIME_PATTERN), re.compile(DATE_PATTERN)
+
+
+def _seconds(text: str) -> str:
+    """``text`` with its fraction cut to microseconds (what Python parses)."""
+    return re.sub(r"(\.\d{6})\d+", r"\1", text)
+
+
 def decode(value: Any, where: str) -> Any:
     if isinstance(value, list):
         return [decode(v, where) for v in value]
@@ -36,12 +49,18 @@ def decode(value: Any, where: str) -> Any:
     tag, raw = next(iter(value.items()))
     try:
         if tag == "$datetime":
+            if not isinstance(raw, str) or not _DATETIME.match(raw):
+                raise ValueError("not an ISO 8601 date-time with an offset")
+            datetime.fromisoformat(_seconds(raw))  # a real calendar date and time
             return neo4j.time.DateTime.from_iso_format(raw)
         if tag == "$date":
+            if not isinstance(raw, str) or not _DATE.match(raw):
+                raise ValueError("not an ISO 8601 date")
+            date.fromisoformat(raw)
             return neo4j.time.Date.from_iso_format(raw)
         if tag == "$bytes":
             return base64.b64decode(raw, validate=True)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:  # whatever the parsers raise, a bad value is the caller's
         raise InvalidInput(f"{where}: bad {tag} value: {exc}", field=where) from exc
     raise InvalidInput(f"{where}: unknown value tag {tag!r}", field=where)
 

@@ -10,6 +10,7 @@ from typing import Any
 from pipelines import spaces
 from pipelines.graph import GraphStore
 from pipelines.transfer import codec, spec
+from pipelines.transfer.props import SPACE_INTERNAL, export_json
 
 #: Nodes read per statement.
 PAGE = 500
@@ -21,7 +22,8 @@ def _node_props(label: str, props: dict[str, Any], embeddings: bool) -> dict[str
     dropped = set(spec.SPACE_PROPS)
     if not embeddings:
         dropped |= set(spec.VECTOR_PROPS.get(label, ()))
-    return codec.encode_props({k: v for k, v in props.items() if k not in dropped})
+    kept = {k: v for k, v in props.items() if k not in dropped}
+    return export_json(codec.encode_props(kept))
 
 
 def _pages(store: GraphStore, name: str, label: str, space: str) -> Iterator[list[dict[str, Any]]]:
@@ -58,7 +60,8 @@ def records(store: GraphStore, space: str, embeddings: bool = False) -> Iterator
         "embeddings": embeddings,
     }
     space_props = store.read("transfer/export_space", space=space)[0]["props"]
-    yield {"type": "space", "props": codec.encode_props(space_props)}
+    space_props = {k: v for k, v in space_props.items() if k not in SPACE_INTERNAL}
+    yield {"type": "space", "props": export_json(codec.encode_props(space_props))}
     for label, key in spec.NODES.items():
         for page in _pages(store, "export_nodes", label, space):
             for row in page:

@@ -12,43 +12,66 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipelines import spaces
-from pipelines.errors import InvalidInput
+from pipelines import space_settings, spaces
+from pipelines.errors import Conflict, InvalidInput, NotFound
 from pipelines.graph import GraphStore, Tx
 from pipelines.ingest.config import IngestConfig
 from pipelines.ingest.text import embedding_input
 from pipelines.models.embeddings import Embedder
-from pipelines.models.late_interaction import TOKEN_FORMAT, pack
+from pipelines.models.late_interaction import TOKEN_DIMS, TOKEN_FORMAT, pack
 from pipelines.spaces import SPACE_ID_PATTERN, fulltext_tag
-from pipelines.transfer import codec, spec
+from pipelines.transfer import props, spec
 
 #: Records one import call may carry (a batch is one transaction).
 MAX_BATCH = 5000
 
 
 def _record_schema() -> dict[str, Any]:
-    """The JSON schema of one export record, as :func:`plan` checks it."""
+    """The JSON schema of one export record, as :func:`plan` checks it: every label's and
+    relationship's properties typed (:mod:`pipelines.transfer.props`)."""
     key = {"type": "string", "minLength": 1}
-    props = {"type": ["object", "null"]}
     plain = [
-        {"required": ["type"], "properties": {"type": {"const": kind}, "props": props}}
-        for kind in ("header", "space", "counts")
+        {
+            "required": ["type"],
+            "properties": {"type": {"const": kind}, "props": {"type": ["object", "null"]}},
+        }
+        for kind in ("header", "counts")
     ]
-    node = {
-        "required": ["type", "label", "key"],
+    space = {
+        "required": ["type"],
         "properties": {
-            "type": {"const": "node"},
-            "label": {"enum": sorted(spec.NODES)},
-            "key": key,
-            "props": props,
+            "type": {"const": "space"},
+            "props": {
+                "anyOf": [
+                    props.props_schema(props.SPACE_PROPS, settings=_SETTINGS_REF),
+                    {"type": "null"},
+                ]
+            },
         },
     }
+    nodes = [
+        {
+            "required": ["type", "label", "key", *(["props"] if label in props.REQUIRED else [])],
+            "properties": {
+                "type": {"const": "node"},
+                "label": {"const": label},
+                "key": key,
+                "props": _nullable(
+                    props.props_schema(
+                        props.NODE_PROPS[label], props.REQUIRED.get(label, ()), _enums(label)
+                    ),
+                    label not in props.REQUIRED,
+                ),
+            },
+        }
+        for label in sorted(spec.NODES)
+    ]
     rels = [
         {
             "required": ["type", "from_label", "rel", "to_label", "from", "to"],
@@ -59,12 +82,24 @@ def _record_schema() -> dict[str, Any]:
                 "to_label": {"const": b},
                 "from": key,
                 "to": key,
-                "props": props,
+                "props": _nullable(props.props_schema(props.REL_PROPS.get(r, {})), True),
             },
         }
         for a, r, b in sorted(spec.RELS)
     ]
-    return {"type": "object", "oneOf": [*plain, node, *rels]}
+    return {"type": "object", "oneOf": [*plain, space, *nodes, *rels]}
+
+
+#: A space record's settings: what a new space's may hold (the OpenAPI component).
+_SETTINGS_REF = {"$ref": "#/components/schemas/SpaceSettings"}
+
+
+def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
+
+
+def _enums(label: str) -> dict[str, tuple[str, ...]]:
+    return {name: values for (lab, name), values in props.ENUMS.items() if lab == label}
 
 
 class ImportBatch(BaseModel):
@@ -88,17 +123,9 @@ class _Plan:
     )
 
 
-def _props(record: dict[str, Any], where: str) -> dict[str, Any]:
-    """A record's decoded ``props``: an object (absent or null: none)."""
-    props = record.get("props")
-    if props is None:
-        props = {}
-    if not isinstance(props, dict):
-        raise InvalidInput(f"{where}.props: must be an object", field=f"{where}.props")
-    return codec.decode_props(dict(props), f"{where}.props")
-
-
-def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict[str, Any]]:
+def _node_row(
+    space: str, record: dict[str, Any], where: str, dimensions: int
+) -> tuple[str, dict[str, Any]]:
     label, key = record.get("label"), record.get("key")
     if not isinstance(label, str) or label not in spec.NODES:
         raise InvalidInput(
@@ -106,12 +133,39 @@ def _node_row(space: str, record: dict[str, Any], where: str) -> tuple[str, dict
         )
     if not isinstance(key, str) or not key:
         raise InvalidInput(f"{where}.key: a non-empty string is required", field=f"{where}.key")
-    props = _props(record, where)
-    props.update({spec.NODES[label]: key, "space": space})
+    found = props.check_props(
+        record.get("props"),
+        props.NODE_PROPS[label],
+        f"{where}.props",
+        props.REQUIRED.get(label, ()),
+        _enums(label),
+    )
+    _drop_unusable_vectors(found, dimensions)
+    found.update({spec.NODES[label]: key, "space": space})
     if label in ("Memory", "Session"):
-        props["space_tag"] = fulltext_tag(space)
-    embedding = props.pop("embedding", None)
-    return label, {"key": key, "props": props, "embedding": embedding}
+        found["space_tag"] = fulltext_tag(space)
+    embedding = found.pop("embedding", None)
+    return label, {"key": key, "props": found, "embedding": embedding}
+
+
+def _drop_unusable_vectors(found: dict[str, Any], dimensions: int) -> None:
+    """Vectors of another length than the model's, and token vectors that do not decode,
+    are dropped: what is missing is rebuilt (memories and schemas embedded here, the rest by
+    their jobs), never read back malformed."""
+    for name in ("embedding", "condition_embedding"):
+        if name in found and len(found[name]) != dimensions:
+            del found[name]
+    tokens = found.get("token_vectors")
+    if tokens is not None or "token_format" in found:
+        usable = (
+            isinstance(tokens, bytes)
+            and found.get("token_format") == TOKEN_FORMAT
+            and len(tokens) > 0
+            and len(tokens) % TOKEN_DIMS == 0
+        )
+        if not usable:
+            found.pop("token_vectors", None)
+            found.pop("token_format", None)
 
 
 def _rel_row(record: dict[str, Any], where: str) -> tuple[tuple[str, str, str], dict[str, Any]]:
@@ -121,23 +175,43 @@ def _rel_row(record: dict[str, Any], where: str) -> tuple[tuple[str, str, str], 
     ends = (record.get("from"), record.get("to"))
     if not all(isinstance(e, str) and e for e in ends):
         raise InvalidInput(f"{where}: 'from' and 'to' keys are required", field=where)
-    props = _props(record, where)
-    return shape, {"from": ends[0], "to": ends[1], "props": props}
+    found = props.check_props(
+        record.get("props"), props.REL_PROPS.get(str(shape[1]), {}), f"{where}.props"
+    )
+    return (str(shape[0]), str(shape[1]), str(shape[2])), {
+        "from": ends[0],
+        "to": ends[1],
+        "props": found,
+    }
 
 
-def plan(space: str, records: Sequence[dict[str, Any]]) -> _Plan:
-    """Check every record and group it (nothing is written unless all are valid)."""
+def _plain_props(record: dict[str, Any], where: str) -> None:
+    """A header's or counts record's ``props``: an object or null (nothing of it is written)."""
+    if record.get("props") is not None and not isinstance(record.get("props"), dict):
+        raise InvalidInput(f"{where}.props: must be an object", field=f"{where}.props")
+
+
+def plan(space: str, records: Sequence[dict[str, Any]], dimensions: int) -> _Plan:
+    """Check every record and group it (nothing is written unless all are valid);
+    ``dimensions``: the embedding model's."""
     out = _Plan()
     for i, record in enumerate(records):
         where = f"records.{i}"
         kind = record.get("type")
         if kind in ("header", "counts"):
-            continue
-        if kind == "space":
-            props = _props(record, where)
-            out.space_props = {**props, "id": space}
+            _plain_props(record, where)
+        elif kind == "space":
+            found = props.check_props(
+                record.get("props"),
+                props.SPACE_PROPS,
+                f"{where}.props",
+                settings=_check_settings(f"{where}.props.settings"),
+            )
+            for name in props.SPACE_INTERNAL | {"id"}:
+                found.pop(name, None)
+            out.space_props = {**found, "id": space}
         elif kind == "node":
-            label, row = _node_row(space, record, where)
+            label, row = _node_row(space, record, where, dimensions)
             out.nodes[label].append(row)
         elif kind == "rel":
             shape, row = _rel_row(record, where)
@@ -145,6 +219,19 @@ def plan(space: str, records: Sequence[dict[str, Any]]) -> _Plan:
         else:
             raise InvalidInput(f"{where}.type: unknown record type {kind!r}", field=f"{where}.type")
     return out
+
+
+def _check_settings(field: str) -> Callable[[dict[str, Any]], object]:
+    """A space record's settings checked as a new space's, the field named in full."""
+
+    def check(settings: dict[str, Any]) -> object:
+        try:
+            return space_settings.validate(settings)
+        except InvalidInput as exc:
+            inner = (exc.field or "settings").removeprefix("settings")
+            raise InvalidInput(str(exc), field=field + inner) from exc
+
+    return check
 
 
 def embed_missing(
@@ -190,8 +277,8 @@ def _write(tx: Tx, space: str, work: _Plan) -> dict[str, dict[str, int]]:
             nodes[label] += int(out[0]["written"])
     for shape, rel_rows in sorted(work.rels.items()):
         written = int(tx.run(spec.rel_statement(shape), space=space, rows=rel_rows)[0]["written"])
-        if written != len(rel_rows):
-            raise InvalidInput(
+        if written != len(rel_rows):  # well formed, but the space lacks an end: 409
+            raise Conflict(
                 f"{len(rel_rows) - written} {shape[1]} relationship(s) name a node that is neither "
                 "in this batch nor in the space: send the export's records in file order",
                 field="records",
@@ -210,12 +297,12 @@ def import_records(
     """Write one batch of records into ``space`` in one transaction; returns what it wrote."""
     if not _valid_space(space):
         raise InvalidInput(f"space: {space!r} is not a valid space id", field="space")
-    work = plan(space, records)
+    work = plan(space, records, embedder.dimensions)
     if work.space_props is None and not _space_exists(store, space):
-        raise InvalidInput(
-            "records: the space does not exist; the first batch must hold the export's "
+        raise NotFound(
+            f"space {space!r} does not exist; the first batch must hold the export's "
             "'space' record",
-            field="records",
+            field="space",
         )
     embed_missing(embedder, config, work.nodes)
     templated = store.using(spec.statements())

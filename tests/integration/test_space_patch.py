@@ -52,7 +52,7 @@ def test_a_bad_patch_is_a_422_naming_the_field_and_changes_nothing(
 def test_stored_settings_that_no_longer_validate_can_be_fixed(
     client: TestClient, space: str, engine
 ) -> None:
-    broken = {"assembly": {"split": [2, 2, 2]}, "gate": {"enabled": False}}
+    broken = {"assembly": {"split": [0, 0, 0]}, "gate": {"enabled": False}}
     statements(engine.store).write(
         "spaces/set_raw_settings", space=space, settings=json.dumps(broken)
     )

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from mnemograph.client import Client, InvalidInput
+from mnemograph.client import Client, Conflict, InvalidInput, NotFound
 from mnemograph.client.transfer import counts_record, mismatches
 
 TURNS = [
@@ -71,16 +71,16 @@ def test_export_import_round_trip(live, embeddings):
 def test_import_refuses_bad_records(live):
     space = f"bad-{uuid.uuid4().hex[:8]}"
     with Client(live.url) as mg:
-        with pytest.raises(InvalidInput) as no_space:
+        with pytest.raises(NotFound) as no_space:
             mg.import_records(space, [{"type": "node", "label": "Memory", "key": "m", "props": {}}])
-        assert no_space.value.field == "records"
+        assert no_space.value.field == "space"
         mg.create_space(space)
         with pytest.raises(InvalidInput) as bad_label:
             mg.import_records(space, [{"type": "node", "label": "Lease", "key": "x", "props": {}}])
         assert bad_label.value.field == "records.0.label"
         dangling = {"type": "rel", "rel": "NEXT", "from_label": "Memory", "from": "a",
                     "to_label": "Memory", "to": "b", "props": {}}  # fmt: skip
-        with pytest.raises(InvalidInput):
+        with pytest.raises(Conflict):  # well formed, but the space lacks both ends
             mg.import_records(space, [dangling])
         assert mg.transfer_counts(space).nodes == {}
         mg.delete_space(space)

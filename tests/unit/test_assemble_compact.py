@@ -26,10 +26,16 @@ def test_the_sentence_with_most_query_terms_is_shown_marked_as_an_excerpt():
     assert EST.count(out) <= 40
 
 
-def test_without_matching_terms_the_memory_shows_how_it_starts():
+def test_without_matching_terms_the_most_informative_sentence_is_shown():
     out = compact_text(TEXT, (), query_terms(["holiday"]), 30, EST)
-    assert out is not None and out.startswith("We spent the morning")
+    assert out is not None and out.startswith(f"{ELLIPSIS} The Postgres replica in Frankfurt")
     assert out.endswith(ELLIPSIS) and EST.count(out) <= 30
+
+
+def test_a_greeting_opening_is_not_what_a_compact_record_keeps():
+    text = "Wow, Caroline! Thanks so much. I finished the pottery class in Leeds last week. "
+    out = compact_text(text * 3, (), query_terms(["holiday"]), 30, EST)
+    assert out is not None and "pottery class in Leeds" in out and "Wow" not in out
 
 
 def test_a_long_sentence_is_cut_at_a_word_boundary_within_the_cap():

@@ -19,7 +19,7 @@ def test_defaults() -> None:
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"split": (0.5, 0.3, 0.1)},
+        {"split": (0.0, 0.0, 0.0)},
         {"split": (1.2, -0.1, -0.1)},
         {"headroom": 0.0},
         {"headroom": 1.5},

@@ -74,7 +74,7 @@ def _field(changes: dict[str, Any]) -> str:
         ({"headroom": 0.0}, "headroom"),
         ({"headroom": 1.5}, "headroom"),
         ({"headroom": float("nan")}, "headroom"),
-        ({"split": (0.6, 0.3, 0.2)}, "split"),
+        ({"split": (0, 0, 0)}, "split"),
         ({"split": (0.6, 0.4)}, "split"),
         ({"split": (1.2, -0.1, -0.1)}, "split"),
         ({"split": (0.6, 0.3, float("nan"))}, "split"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks.context_bench import response_spans
 from benchmarks.dense_rag import DENSE_HEADER, DenseHit, dense_prompt
-from pipelines.assemble.blocks import DATA_NOTICE
+from pipelines.prompt.blocks import DATA_NOTICE
 
 
 def hits() -> list[DenseHit]:

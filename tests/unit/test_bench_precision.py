@@ -13,8 +13,8 @@ from benchmarks.context_bench import response_spans
 from benchmarks.format import Conversation, Dataset, Question, Session, Turn
 from benchmarks.packing import render, spans
 from benchmarks.sut import ContextSpan, Hit
-from pipelines.assemble.blocks import MemoryRecord, render_records_block, render_summary_block
-from pipelines.assemble.blocks import StageSummaryRecord as Summary
+from pipelines.prompt.blocks import MemoryRecord, render_records_block, render_summary_block
+from pipelines.prompt.blocks import StageSummaryRecord as Summary
 
 T0 = datetime(2024, 1, 1, 9, tzinfo=UTC)
 

@@ -69,7 +69,7 @@ def test_roles_are_casefolded() -> None:
     [
         {"threshold": 1.5},
         {"salience_floor": -0.1},
-        {"novelty_weight": 0, "salience_weight": 0, "prediction_error_weight": 0},
+        {"novelty_weight": -1},
         {"compression_level": 0},
     ],
 )

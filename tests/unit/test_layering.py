@@ -99,7 +99,8 @@ ALLOWED: dict[str, frozenset[str]] = {
         }
     ),
     "space_settings": frozenset({"assemble", "consolidate", "ingest", "overrides", "errors"}),
-    "transfer": frozenset({"ingest", "spaces", "graph", "models", "errors"}),
+    # transfer: a space record's settings are checked as a new space's
+    "transfer": frozenset({"space_settings", "ingest", "spaces", "graph", "models", "errors"}),
 }
 
 #: Edges that exist on this branch only until the assembler's rework lands (it routes its

@@ -2,6 +2,233 @@
 // Do not edit: run `.venv/bin/python sdk/typescript/scripts/gen_types.py`.
 /* eslint-disable */
 
+/** Tunables for budgeting, condensing, PPR bridging and stage inference (the window use and the decomposer's limits are :class:`~pipelines.prompt.tokens.PromptLimits`'). */
+export interface AssemblyConfig {
+  /** Fraction of the model window the prompt may use; the rest is left for the model's answer. */
+  headroom?: number;
+  /** Absolute cap: a prompt never exceeds context_window - safety_margin, even when min_budget would allow more (very large template shells). */
+  safety_margin?: number;
+  /** Conservative default estimator: tokens = ceil(chars / chars_per_token). */
+  chars_per_token?: number;
+  /** Floor of the variable (slot) budget B so some content always survives. */
+  min_budget?: number;
+  /** Minimum per-slot share when condensing, granted most important first when the budget cannot give it to every slot. */
+  min_share?: number;
+  /** The safety loop prefers halving slots larger than this; smaller slots are only emptied, least important first, when nothing larger is left. */
+  safety_min_tokens?: number;
+  max_safety_iterations?: number;
+  /** Fixed-point rounds used to reserve room for the truncation banner. */
+  max_banner_rounds?: number;
+  /** A slot keeping less than this fraction of its tokens is named in the truncation banner. */
+  warning_threshold?: number;
+  /** Shares of the context budget for (current stage, related prior context, stage summaries): non-negative, one at least positive, read as fractions of their sum ((3, 1, 0) is (0.75, 0.25, 0)). */
+  split?: Array<number>;
+  max_chunks_per_phase?: number;
+  /** Candidates fetched = chunks x this. */
+  oversample?: number;
+  mmr_lambda?: number;
+  /** Chunks a long memory (one indexed as chunks) shows: its best matching ones for the query, else its first, with a marker of what was left out. */
+  long_memory_chunks?: number;
+  ppr_damping?: number;
+  /** Deviation: the seed used 30, which with damping 0.85 can stop ~0.8 % from the fixed point; 100 with the tolerance below converges in practice. */
+  ppr_max_iterations?: number;
+  /** GDS stops iterating when no score changes by more than this. 1e-5 takes half the iterations of 1e-6; on the 100,000-memory benchmark space the top 10 entities were the same in every walk and the top 50 overlapped 99.9 %. */
+  ppr_tolerance?: number;
+  /** Entities kept from the PPR ranking. */
+  ppr_top_entities?: number;
+  /** How long an Assembler reuses a space's density counts (seconds; 0 = count on every request). Counting reads every memory's status (~80 ms at 100,000 memories); a gate decision a few seconds stale is harmless. Never cached with as_of. */
+  density_cache_ttl_s?: number;
+  /** Corpus density rho = memories / embedding dimensions. Below this the assembler falls back to flat recall: the design notes measured stage scoping net-flat to harmful at rho ~0.24 and clearly helpful at rho ~19.5, with the crossover somewhere above 1; 2.0 (768 memories at 384 dimensions) is a prior to calibrate. */
+  density_min_memories_per_dimension?: number;
+  /** Below this mean number of memories per stage the assembler falls back to flat recall (stages of a handful of memories have nothing to scope). */
+  density_min_memories_per_stage?: number;
+  density_min_stages?: number;
+  /** Stages whose vote is within this share of the best are tied; the most recent of them wins. */
+  stage_tie_margin?: number;
+  /** Whether flat mode's memory records name their stage ([when | stage] lines). Flat mode is chosen when stages carry no scoping signal (density gate), and time-gap stages are named by their start time, which the record's time already shows: the label would cost about 6 tokens per group of memories for nothing. Staged mode always names the stage (in the section header for the current stage, per group elsewhere). */
+  flat_stage_provenance?: boolean;
+  /** How a memory record shows its time: 'minute' (YYYY-MM-DD HH:MM), 'date' (YYYY-MM-DD), or 'auto': the time of day only on dates whose candidate records differ in it, where it orders that day's records; elsewhere the date says as much and saves about 2 tokens per record. */
+  record_time_precision?: "auto" | "minute" | "date";
+  /** Share of a flat context's room that stage summaries may take when the query asks for a summary (intent 'summarization'): the question spans the whole history, which no handful of recalled turns covers. Most recent stages first, shown in time order; 0 keeps flat mode to recalled memories only. */
+  flat_summaries_share?: number;
+  /** When no stage summary fits a summary question's share ('flat_summaries_share'), the most recent one that fits this share of the room is shown: a small window still gets one summary of the history before its records. */
+  flat_summary_floor?: number;
+  /** When flat mode's recalled memories do not all fit whole, the share of its room kept for compact records (pipelines.assemble.compact): whole records of the best ranked memories fill the rest, then memories further down show their best matching sentence. 0 shows whole records only. */
+  compact_share?: number;
+  /** 'compact_share' for a question that asks for an order of events or a summary (intents 'event_order', 'summarization'): its answer is spread over the history, so more memories, each by its best sentence, serve it better than a few whole ones. */
+  coverage_compact_share?: number;
+  /** Tokens a compact record's text may use (its time and speaker come on top). */
+  compact_record_tokens?: number;
+  /** Share of a context's room (flat or staged) that atomic facts (pipelines.assemble.facts) may take: the facts closest to the query whose turns the other sections do not show, in a section of their own before them, each naming its turn. What they leave goes to the other sections. 0 leaves facts out. */
+  facts_share?: number;
+  /** Facts read per context (the closest to the query), before choosing those that fit 'facts_share'. */
+  facts_k?: number;
+  /** The space's standing statements (its active instruction and preference facts, closest to the query first, at most this many) lead the facts tier, whatever the query: an instruction governs every answer it applies to, and the query seldom shares its words. 0: standing statements compete with the other facts. */
+  facts_standing_k?: number;
+  /** The cosine with the query (the statement's or its condition's) a standing statement needs to lead the facts tier; -1: every one does. 0.1 keeps 74 of the 77 (question, statement) pairs of BEAM-100K whose statement is evidence and drops three quarters of LoCoMo's statements, mostly turns of phrase taken for instructions ('Never say never'), while keeping 14 of its 20 evidence pairs. */
+  facts_standing_min_similarity?: number;
+  /** Facts shown per turn at most: the tier covers many turns, one clause each. */
+  facts_per_memory?: number;
+  /** A space with at most this many facts is scanned exactly; a larger one is searched through the fact_embedding vector index (over-fetched, post-filtered). */
+  facts_exact_max?: number;
+  /** Flat mode recalls this many times as many memories as its budget holds at expected_item_tokens each, so first-fit packing can fill the room a long memory leaves with shorter ones further down the ranking (capped by recall's max_k). */
+  flat_pool_factor?: number;
+  /** Tokens one rendered memory block is expected to take; sizes candidate pools (how many items a phase budget may hold), never the selection itself. */
+  expected_item_tokens?: number;
+  /** Recalled hits over the whole space used as evidence when the current stage is inferred from the query. */
+  stage_inference_hits?: number;
+  /** Stage inference by rank votes: a recalled hit at rank r (1-based) gives its stage 1 / (constant + r); small constants trust the head of the ranking. */
+  stage_vote_rank_constant?: number;
+  /** Weight of the recalled hits' votes. */
+  stage_vote_weight_hits?: number;
+  /** Weight of the stages ranked by the query's similarity to their schema summary (only stages whose summary is built take part). */
+  stage_vote_weight_summaries?: number;
+  /** An inferred stage's confidence is its relative vote margin over the runner-up, (best - second) / best. At or below this floor the current stage keeps only its minimum items and its budget share goes to related context (Phase 2). */
+  stage_confidence_floor?: number;
+  /** Relative vote margin from which an inferred stage gets its full share; in between the share scales linearly. A stage the caller names always gets it. */
+  stage_confidence_full?: number;
+  /** Budget gate: when the current stage would be inferred (the caller names none) and the context sections have fewer tokens than this, the context is assembled in flat mode and the report says why: a small budget cannot afford three sections scoped to an inferred stage. On LoCoMo's scale setting (1,982 questions) the staged context held a gold turn for 1,446 / 1,609 / 1,687 questions at windows of 500 / 750 / 1,000 tokens (about 450 / 700 / 950 section tokens) against 1,519 / 1,619 / 1,663 in flat mode: 800 sits between the last loss and the first win. A stage the caller names is always used. None: no budget gate. */
+  inferred_stage_min_tokens?: number | null;
+  /** Confidence gate: when the current stage is inferred (not named by the caller) and its confidence is at or below this, no stage stands out from the query, so the context is assembled in flat mode (whole-space recall packed into the budget) and the report says why. With the default 0 this is exactly when the vote margin is at or below stage_confidence_floor, or no stage was found. A wrongly inferred stage costs its section, the per-record stage labels and a PageRank walk from the wrong place. None: always staged. */
+  flat_below_confidence?: number | null;
+  /** Scale related_ppr_weight by the current stage's confidence (1 for a stage the caller names): PageRank is seeded from that stage's memories, so a walk from a weakly inferred stage is as uncertain as the stage (0: no walk). Not applied when related_recall_weight is 0, where PPR is the only ranking. */
+  related_ppr_by_confidence?: boolean;
+  /** Phase 2 ranks other-stage memories by weighted reciprocal-rank fusion of their PPR mass (this weight) and their rank in whole-space recall (related_recall_weight). 0 here is recall only. */
+  related_ppr_weight?: number;
+  /** See related_ppr_weight; 0 is the pure design: PPR mass alone. */
+  related_recall_weight?: number;
+  /** RRF constant of Phase 2. */
+  related_rank_constant?: number;
+  /** Stage summaries built or read per request (Phase 3). */
+  max_summaries?: number;
+  expected_summary_tokens?: number;
+  /** GDS concurrency (CE: <= 4). */
+  ppr_concurrency?: number;
+  /** Run the single-seed-group PageRank walks as concurrent reads (one per group) instead of one after another in one statement. Each GDS call costs about 10 ms of fixed overhead on a graph of a few hundred entities, so a request with three seed groups waits for one walk instead of three; the combined masses are the same. */
+  ppr_parallel_runs?: boolean;
+  /** Phase 2 reads at most this many memories per top-PageRank entity (the first its MENTIONS edges yield, not a ranking): bounds the query for entities mentioned thousands of times (it took 15 s at 100,000 memories unbounded; with 50 top entities, 200 per entity took 80 ms and 50 took 27 ms). */
+  ppr_memories_per_entity?: number;
+  /** Top entities streamed back from each PageRank run. */
+  ppr_entities_per_run?: number;
+  /** Decomposer priority of the query slot (lower = kept longer). */
+  query_priority?: number;
+  /** Decomposer priorities of (current stage, related prior context, stage summaries). */
+  section_priorities?: [number, number, number];
+}
+
+export interface AssemblyConfigPatch {
+  /** Fraction of the model window the prompt may use; the rest is left for the model's answer. */
+  headroom?: number | null;
+  /** Absolute cap: a prompt never exceeds context_window - safety_margin, even when min_budget would allow more (very large template shells). */
+  safety_margin?: number | null;
+  /** Conservative default estimator: tokens = ceil(chars / chars_per_token). */
+  chars_per_token?: number | null;
+  /** Floor of the variable (slot) budget B so some content always survives. */
+  min_budget?: number | null;
+  /** Minimum per-slot share when condensing, granted most important first when the budget cannot give it to every slot. */
+  min_share?: number | null;
+  /** The safety loop prefers halving slots larger than this; smaller slots are only emptied, least important first, when nothing larger is left. */
+  safety_min_tokens?: number | null;
+  max_safety_iterations?: number | null;
+  /** Fixed-point rounds used to reserve room for the truncation banner. */
+  max_banner_rounds?: number | null;
+  /** A slot keeping less than this fraction of its tokens is named in the truncation banner. */
+  warning_threshold?: number | null;
+  /** Shares of the context budget for (current stage, related prior context, stage summaries): non-negative, one at least positive, read as fractions of their sum ((3, 1, 0) is (0.75, 0.25, 0)). */
+  split?: Array<number> | null;
+  max_chunks_per_phase?: number | null;
+  /** Candidates fetched = chunks x this. */
+  oversample?: number | null;
+  mmr_lambda?: number | null;
+  /** Chunks a long memory (one indexed as chunks) shows: its best matching ones for the query, else its first, with a marker of what was left out. */
+  long_memory_chunks?: number | null;
+  ppr_damping?: number | null;
+  /** Deviation: the seed used 30, which with damping 0.85 can stop ~0.8 % from the fixed point; 100 with the tolerance below converges in practice. */
+  ppr_max_iterations?: number | null;
+  /** GDS stops iterating when no score changes by more than this. 1e-5 takes half the iterations of 1e-6; on the 100,000-memory benchmark space the top 10 entities were the same in every walk and the top 50 overlapped 99.9 %. */
+  ppr_tolerance?: number | null;
+  /** Entities kept from the PPR ranking. */
+  ppr_top_entities?: number | null;
+  /** How long an Assembler reuses a space's density counts (seconds; 0 = count on every request). Counting reads every memory's status (~80 ms at 100,000 memories); a gate decision a few seconds stale is harmless. Never cached with as_of. */
+  density_cache_ttl_s?: number | null;
+  /** Corpus density rho = memories / embedding dimensions. Below this the assembler falls back to flat recall: the design notes measured stage scoping net-flat to harmful at rho ~0.24 and clearly helpful at rho ~19.5, with the crossover somewhere above 1; 2.0 (768 memories at 384 dimensions) is a prior to calibrate. */
+  density_min_memories_per_dimension?: number | null;
+  /** Below this mean number of memories per stage the assembler falls back to flat recall (stages of a handful of memories have nothing to scope). */
+  density_min_memories_per_stage?: number | null;
+  density_min_stages?: number | null;
+  /** Stages whose vote is within this share of the best are tied; the most recent of them wins. */
+  stage_tie_margin?: number | null;
+  /** Whether flat mode's memory records name their stage ([when | stage] lines). Flat mode is chosen when stages carry no scoping signal (density gate), and time-gap stages are named by their start time, which the record's time already shows: the label would cost about 6 tokens per group of memories for nothing. Staged mode always names the stage (in the section header for the current stage, per group elsewhere). */
+  flat_stage_provenance?: boolean | null;
+  /** How a memory record shows its time: 'minute' (YYYY-MM-DD HH:MM), 'date' (YYYY-MM-DD), or 'auto': the time of day only on dates whose candidate records differ in it, where it orders that day's records; elsewhere the date says as much and saves about 2 tokens per record. */
+  record_time_precision?: "auto" | "minute" | "date" | null;
+  /** Share of a flat context's room that stage summaries may take when the query asks for a summary (intent 'summarization'): the question spans the whole history, which no handful of recalled turns covers. Most recent stages first, shown in time order; 0 keeps flat mode to recalled memories only. */
+  flat_summaries_share?: number | null;
+  /** When no stage summary fits a summary question's share ('flat_summaries_share'), the most recent one that fits this share of the room is shown: a small window still gets one summary of the history before its records. */
+  flat_summary_floor?: number | null;
+  /** When flat mode's recalled memories do not all fit whole, the share of its room kept for compact records (pipelines.assemble.compact): whole records of the best ranked memories fill the rest, then memories further down show their best matching sentence. 0 shows whole records only. */
+  compact_share?: number | null;
+  /** 'compact_share' for a question that asks for an order of events or a summary (intents 'event_order', 'summarization'): its answer is spread over the history, so more memories, each by its best sentence, serve it better than a few whole ones. */
+  coverage_compact_share?: number | null;
+  /** Tokens a compact record's text may use (its time and speaker come on top). */
+  compact_record_tokens?: number | null;
+  /** Share of a context's room (flat or staged) that atomic facts (pipelines.assemble.facts) may take: the facts closest to the query whose turns the other sections do not show, in a section of their own before them, each naming its turn. What they leave goes to the other sections. 0 leaves facts out. */
+  facts_share?: number | null;
+  /** Facts read per context (the closest to the query), before choosing those that fit 'facts_share'. */
+  facts_k?: number | null;
+  /** The space's standing statements (its active instruction and preference facts, closest to the query first, at most this many) lead the facts tier, whatever the query: an instruction governs every answer it applies to, and the query seldom shares its words. 0: standing statements compete with the other facts. */
+  facts_standing_k?: number | null;
+  /** The cosine with the query (the statement's or its condition's) a standing statement needs to lead the facts tier; -1: every one does. 0.1 keeps 74 of the 77 (question, statement) pairs of BEAM-100K whose statement is evidence and drops three quarters of LoCoMo's statements, mostly turns of phrase taken for instructions ('Never say never'), while keeping 14 of its 20 evidence pairs. */
+  facts_standing_min_similarity?: number | null;
+  /** Facts shown per turn at most: the tier covers many turns, one clause each. */
+  facts_per_memory?: number | null;
+  /** A space with at most this many facts is scanned exactly; a larger one is searched through the fact_embedding vector index (over-fetched, post-filtered). */
+  facts_exact_max?: number | null;
+  /** Flat mode recalls this many times as many memories as its budget holds at expected_item_tokens each, so first-fit packing can fill the room a long memory leaves with shorter ones further down the ranking (capped by recall's max_k). */
+  flat_pool_factor?: number | null;
+  /** Tokens one rendered memory block is expected to take; sizes candidate pools (how many items a phase budget may hold), never the selection itself. */
+  expected_item_tokens?: number | null;
+  /** Recalled hits over the whole space used as evidence when the current stage is inferred from the query. */
+  stage_inference_hits?: number | null;
+  /** Stage inference by rank votes: a recalled hit at rank r (1-based) gives its stage 1 / (constant + r); small constants trust the head of the ranking. */
+  stage_vote_rank_constant?: number | null;
+  /** Weight of the recalled hits' votes. */
+  stage_vote_weight_hits?: number | null;
+  /** Weight of the stages ranked by the query's similarity to their schema summary (only stages whose summary is built take part). */
+  stage_vote_weight_summaries?: number | null;
+  /** An inferred stage's confidence is its relative vote margin over the runner-up, (best - second) / best. At or below this floor the current stage keeps only its minimum items and its budget share goes to related context (Phase 2). */
+  stage_confidence_floor?: number | null;
+  /** Relative vote margin from which an inferred stage gets its full share; in between the share scales linearly. A stage the caller names always gets it. */
+  stage_confidence_full?: number | null;
+  /** Budget gate: when the current stage would be inferred (the caller names none) and the context sections have fewer tokens than this, the context is assembled in flat mode and the report says why: a small budget cannot afford three sections scoped to an inferred stage. On LoCoMo's scale setting (1,982 questions) the staged context held a gold turn for 1,446 / 1,609 / 1,687 questions at windows of 500 / 750 / 1,000 tokens (about 450 / 700 / 950 section tokens) against 1,519 / 1,619 / 1,663 in flat mode: 800 sits between the last loss and the first win. A stage the caller names is always used. None: no budget gate. */
+  inferred_stage_min_tokens?: number | null;
+  /** Confidence gate: when the current stage is inferred (not named by the caller) and its confidence is at or below this, no stage stands out from the query, so the context is assembled in flat mode (whole-space recall packed into the budget) and the report says why. With the default 0 this is exactly when the vote margin is at or below stage_confidence_floor, or no stage was found. A wrongly inferred stage costs its section, the per-record stage labels and a PageRank walk from the wrong place. None: always staged. */
+  flat_below_confidence?: number | null;
+  /** Scale related_ppr_weight by the current stage's confidence (1 for a stage the caller names): PageRank is seeded from that stage's memories, so a walk from a weakly inferred stage is as uncertain as the stage (0: no walk). Not applied when related_recall_weight is 0, where PPR is the only ranking. */
+  related_ppr_by_confidence?: boolean | null;
+  /** Phase 2 ranks other-stage memories by weighted reciprocal-rank fusion of their PPR mass (this weight) and their rank in whole-space recall (related_recall_weight). 0 here is recall only. */
+  related_ppr_weight?: number | null;
+  /** See related_ppr_weight; 0 is the pure design: PPR mass alone. */
+  related_recall_weight?: number | null;
+  /** RRF constant of Phase 2. */
+  related_rank_constant?: number | null;
+  /** Stage summaries built or read per request (Phase 3). */
+  max_summaries?: number | null;
+  expected_summary_tokens?: number | null;
+  /** GDS concurrency (CE: <= 4). */
+  ppr_concurrency?: number | null;
+  /** Run the single-seed-group PageRank walks as concurrent reads (one per group) instead of one after another in one statement. Each GDS call costs about 10 ms of fixed overhead on a graph of a few hundred entities, so a request with three seed groups waits for one walk instead of three; the combined masses are the same. */
+  ppr_parallel_runs?: boolean | null;
+  /** Phase 2 reads at most this many memories per top-PageRank entity (the first its MENTIONS edges yield, not a ranking): bounds the query for entities mentioned thousands of times (it took 15 s at 100,000 memories unbounded; with 50 top entities, 200 per entity took 80 ms and 50 took 27 ms). */
+  ppr_memories_per_entity?: number | null;
+  /** Top entities streamed back from each PageRank run. */
+  ppr_entities_per_run?: number | null;
+  /** Decomposer priority of the query slot (lower = kept longer). */
+  query_priority?: number | null;
+  /** Decomposer priorities of (current stage, related prior context, stage summaries). */
+  section_priorities?: [number, number, number] | null;
+}
+
 /** Every decision of one assembly (the response's ``report``). */
 export interface AssemblyReport {
   validity: Validity;
@@ -41,6 +268,69 @@ export interface BudgetReport {
   fits: boolean;
 }
 
+/** Topical stages from GDS Leiden over the memory-entity graph. */
+export interface CommunityConfig {
+  enabled?: boolean;
+  min_active_memories?: number;
+  random_seed?: number;
+  concurrency?: number;
+  gamma?: number;
+  theta?: number;
+  tolerance?: number;
+  max_levels?: number;
+  max_entity_share?: number;
+  hub_min_memories?: number;
+  min_stage_memories?: number;
+  stable_jaccard?: number;
+  name_entities?: number;
+  write_batch?: number;
+}
+
+export interface CommunityConfigPatch {
+  enabled?: boolean | null;
+  min_active_memories?: number | null;
+  random_seed?: number | null;
+  concurrency?: number | null;
+  gamma?: number | null;
+  theta?: number | null;
+  tolerance?: number | null;
+  max_levels?: number | null;
+  max_entity_share?: number | null;
+  hub_min_memories?: number | null;
+  min_stage_memories?: number | null;
+  stable_jaccard?: number | null;
+  name_entities?: number | null;
+  write_batch?: number | null;
+}
+
+export interface ConsolidationConfig {
+  decay?: DecayConfig;
+  merge?: MergeConfig;
+  supersede?: SupersedeConfig;
+  communities?: CommunityConfig;
+  schemas?: SchemaConfig;
+  upkeep?: UpkeepConfig;
+  token_vectors?: TokenVectorConfig;
+  fact_vectors?: FactVectorConfig;
+  retention?: RetentionConfig;
+  runner?: RunnerConfig;
+  scheduler?: SchedulerConfig;
+}
+
+export interface ConsolidationConfigPatch {
+  decay?: DecayConfigPatch | null;
+  merge?: MergeConfigPatch | null;
+  supersede?: SupersedeConfigPatch | null;
+  communities?: CommunityConfigPatch | null;
+  schemas?: SchemaConfigPatch | null;
+  upkeep?: UpkeepConfigPatch | null;
+  token_vectors?: TokenVectorConfigPatch | null;
+  fact_vectors?: FactVectorConfigPatch | null;
+  retention?: RetentionConfigPatch | null;
+  runner?: RunnerConfigPatch | null;
+  scheduler?: SchedulerConfigPatch | null;
+}
+
 export interface ContextOut {
   sections: Record<string, string>;
   prompt: string;
@@ -56,8 +346,8 @@ export interface ContextRequest {
   context_window: number;
   /** Share of the window the prompt may use; the rest is left for the answer. */
   headroom?: number;
-  /** Budget shares of (current stage, related prior context, stage summaries); non-negative, sums to 1. */
-  split?: [number, number, number];
+  /** Budget shares of (current stage, related prior context, stage summaries): non-negative, one at least positive, read as fractions of their sum. */
+  split?: Array<number>;
   /** The agent's current stage (id, label or name). */
   stage?: string | null;
   /** The agent's current session (its stage). */
@@ -91,6 +381,43 @@ export interface CurrentStagePhase {
   included: number;
   candidates: number;
   selection: "mmr" | "score";
+}
+
+/** Heat decay with consolidation stages (labile -> early -> late -> consolidated). Advancement (see :func:`pipelines.consolidate.decay.consolidation_stage`): ``early`` after ``early_after_hours`` or with importance >= ``early_importance``; ``late`` after ``late_after_hours`` with a replay (access, restatement, merged duplicate) or importance >= ``late_importance``; ``consolidated`` after ``consolidated_after_hours`` with ``consolidated_replays`` replays (``congruent_replays`` when the memory mentions a key entity of its stage's schema). Stages never regress. */
+export interface DecayConfig {
+  base_rate_per_day?: number;
+  labile?: StageRule;
+  early?: StageRule;
+  late?: StageRule;
+  consolidated?: StageRule;
+  early_after_hours?: number;
+  late_after_hours?: number;
+  consolidated_after_hours?: number;
+  early_importance?: number;
+  late_importance?: number;
+  late_replays?: number;
+  consolidated_replays?: number;
+  congruent_replays?: number;
+  min_change?: number;
+  batch_size?: number;
+}
+
+export interface DecayConfigPatch {
+  base_rate_per_day?: number | null;
+  labile?: StageRulePatch | null;
+  early?: StageRulePatch | null;
+  late?: StageRulePatch | null;
+  consolidated?: StageRulePatch | null;
+  early_after_hours?: number | null;
+  late_after_hours?: number | null;
+  consolidated_after_hours?: number | null;
+  early_importance?: number | null;
+  late_importance?: number | null;
+  late_replays?: number | null;
+  consolidated_replays?: number | null;
+  congruent_replays?: number | null;
+  min_change?: number | null;
+  batch_size?: number | null;
 }
 
 /** What deleting one memory removed. */
@@ -148,6 +475,15 @@ export interface FactList {
   facts: Array<Fact>;
 }
 
+/** The ``fact_vectors`` job: embeddings for facts stored without one (before ingest embedded them, or imported without vectors). */
+export interface FactVectorConfig {
+  batch_size?: number;
+}
+
+export interface FactVectorConfigPatch {
+  batch_size?: number | null;
+}
+
 /** The facts (the compact tier, either mode): read, chosen for their share, still in the prompt, and the distinct turns those came from. */
 export interface FactsPhase {
   candidates: number;
@@ -171,22 +507,287 @@ export interface FlatPhase {
   included: number;
 }
 
+/** Encoding gate: admit / merge / reject incoming events. The admission score is the weighted mean ``(wn*novelty + ws*salience + wp*prediction_error) / (wn + ws + wp)`` (1 when the weights of the signals present are all 0: only the floors then reject) compared with ``threshold + category_offset``. Defaults follow the production values of the source architecture (0.25 / 0.20 / 0.30, threshold 0.30, salience floor 0.10). */
+export interface GateConfig {
+  enabled?: boolean;
+  novelty_weight?: number;
+  salience_weight?: number;
+  prediction_error_weight?: number;
+  threshold?: number;
+  salience_floor?: number;
+  novelty_floor?: number;
+  prediction_error_bypass?: number;
+  category_offsets?: Array<[string, number]> | Record<string, number>;
+  merge_similarity?: number;
+  merge_lexical?: number;
+  novelty_context_chars?: number;
+  compression_level?: number;
+}
+
+export interface GateConfigPatch {
+  enabled?: boolean | null;
+  novelty_weight?: number | null;
+  salience_weight?: number | null;
+  prediction_error_weight?: number | null;
+  threshold?: number | null;
+  salience_floor?: number | null;
+  novelty_floor?: number | null;
+  prediction_error_bypass?: number | null;
+  category_offsets?: Array<[string, number]> | Record<string, number> | null;
+  merge_similarity?: number | null;
+  merge_lexical?: number | null;
+  novelty_context_chars?: number | null;
+  compression_level?: number | null;
+}
+
 /** The body of an import call: records of an export, in file order. */
 export interface ImportBatch {
   records: Array<{
   type: "header";
   props?: Record<string, unknown> | null;
 } | {
-  type: "space";
-  props?: Record<string, unknown> | null;
-} | {
   type: "counts";
   props?: Record<string, unknown> | null;
 } | {
+  type: "space";
+  props?: {
+  name?: string;
+  description?: string;
+  caption?: string;
+  settings?: SpaceSettings;
+  created_at?: {
+  $datetime: string;
+};
+  merge_checked_until?: {
+  $datetime: string;
+};
+  supersede_reverted?: Array<string>;
+  entity_graph_version?: number;
+  [key: string]: unknown;
+} | null;
+} | {
   type: "node";
-  label: "Chunk" | "Entity" | "EntityCandidate" | "Fact" | "Memory" | "Merge" | "Schema" | "Session" | "Stage";
+  label: "Chunk";
   key: string;
-  props?: Record<string, unknown> | null;
+  props?: {
+  memory_id?: string;
+  text?: string;
+  index?: number;
+  start?: number;
+  end?: number;
+  token_format?: string;
+  embedding?: Array<number>;
+  token_vectors?: {
+  $bytes: string;
+};
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Entity";
+  key: string;
+  props?: {
+  name?: string;
+  kind?: string;
+  caption?: string;
+  mention_count?: number;
+  memory_count?: number;
+  first_seen?: {
+  $datetime: string;
+};
+  last_seen?: {
+  $datetime: string;
+};
+  embedding?: Array<number>;
+  embedding_n?: number;
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "EntityCandidate";
+  key: string;
+  props?: {
+  name?: string;
+  kind?: string;
+  memory?: string;
+  count?: number;
+  sightings?: number;
+  seen?: {
+  $datetime: string;
+};
+  created_at?: {
+  $datetime: string;
+};
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Fact";
+  key: string;
+  props?: {
+  text?: string;
+  category?: string;
+  speaker?: string;
+  role?: string;
+  status?: string;
+  rule?: string;
+  source_id?: string;
+  condition?: string;
+  confidence?: number;
+  negated?: boolean;
+  change?: boolean;
+  source_deleted?: boolean;
+  event_time?: {
+  $datetime: string;
+};
+  created_at?: {
+  $datetime: string;
+};
+  embedding?: Array<number>;
+  condition_embedding?: Array<number>;
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Memory";
+  key: string;
+  props?: {
+  text?: string;
+  role?: string;
+  speaker?: string;
+  kind?: string;
+  session_id?: string;
+  stage_id?: string;
+  status?: string;
+  content_hash?: string;
+  caption?: string;
+  consolidation_stage?: string;
+  token_format?: string;
+  archived_by?: string;
+  gate?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  tags?: Array<string>;
+  heat?: number;
+  heat_current?: number;
+  heat_floor?: number;
+  importance?: number;
+  decay_rate?: number;
+  access_count?: number;
+  turn_index?: number;
+  chunk_count?: number;
+  restatements?: number;
+  event_time?: {
+  $datetime: string;
+};
+  ingested_at?: {
+  $datetime: string;
+};
+  last_access?: {
+  $datetime: string;
+};
+  heat_current_at?: {
+  $datetime: string;
+};
+  archived_at?: {
+  $datetime: string;
+};
+  last_restated?: {
+  $datetime: string;
+};
+  embedding?: Array<number>;
+  token_vectors?: {
+  $bytes: string;
+};
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Merge";
+  key: string;
+  props: {
+  canonical: string;
+  duplicates: Array<string>;
+  status: "applied" | "undone";
+  reason?: string;
+  by?: string;
+  undone_by?: string;
+  similarities?: Array<number>;
+  lexical?: Array<number>;
+  prior_statuses?: Array<string>;
+  at?: {
+  $datetime: string;
+};
+  undone_at?: {
+  $datetime: string;
+};
+  canonical_before?: Record<string, unknown>;
+  canonical_after?: Record<string, unknown>;
+  [key: string]: unknown;
+};
+} | {
+  type: "node";
+  label: "Schema";
+  key: string;
+  props?: {
+  stage_id?: string;
+  summary?: string;
+  caption?: string;
+  fingerprint?: string;
+  entities?: Array<string>;
+  decisions?: Array<string>;
+  outcomes?: Array<string>;
+  open_questions?: Array<string>;
+  highlights?: Array<string>;
+  speakers?: Array<string>;
+  memory_count?: number;
+  session_count?: number;
+  refreshed_at?: {
+  $datetime: string;
+};
+  embedding?: Array<number>;
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Session";
+  key: string;
+  props?: {
+  stage_id?: string;
+  caption?: string;
+  texts?: Array<string>;
+  started_at?: {
+  $datetime: string;
+};
+  ended_at?: {
+  $datetime: string;
+};
+  created_at?: {
+  $datetime: string;
+};
+  [key: string]: unknown;
+} | null;
+} | {
+  type: "node";
+  label: "Stage";
+  key: string;
+  props?: {
+  name?: string;
+  kind?: string;
+  caption?: string;
+  ordinal?: number;
+  started_at?: {
+  $datetime: string;
+};
+  ended_at?: {
+  $datetime: string;
+};
+  created_at?: {
+  $datetime: string;
+};
+  embedding?: Array<number>;
+  embedding_n?: number;
+  [key: string]: unknown;
+} | null;
 } | {
   type: "rel";
   from_label: "Chunk";
@@ -194,7 +795,13 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Entity";
@@ -202,7 +809,11 @@ export interface ImportBatch {
   to_label: "Entity";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: {
+  weight?: number;
+  count?: number;
+  [key: string]: unknown;
+} | null;
 } | {
   type: "rel";
   from_label: "Fact";
@@ -210,7 +821,13 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Fact";
@@ -218,7 +835,31 @@ export interface ImportBatch {
   to_label: "Fact";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: {
+  id?: string;
+  kind?: string;
+  reason?: string;
+  by?: string;
+  rule?: string;
+  attribute?: string;
+  old_value?: string;
+  new_value?: string;
+  prior_status?: string;
+  newer_memory?: string;
+  older_memory?: string;
+  fact_ids?: Array<string>;
+  created_newer?: boolean;
+  at?: {
+  $datetime: string;
+};
+  valid_from?: {
+  $datetime: string;
+};
+  recorded_at?: {
+  $datetime: string;
+};
+  [key: string]: unknown;
+} | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -226,7 +867,13 @@ export interface ImportBatch {
   to_label: "Session";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -234,7 +881,13 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -242,7 +895,10 @@ export interface ImportBatch {
   to_label: "Entity";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: {
+  count?: number;
+  [key: string]: unknown;
+} | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -250,7 +906,13 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -258,7 +920,13 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Memory";
@@ -266,7 +934,31 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: {
+  id?: string;
+  kind?: string;
+  reason?: string;
+  by?: string;
+  rule?: string;
+  attribute?: string;
+  old_value?: string;
+  new_value?: string;
+  prior_status?: string;
+  newer_memory?: string;
+  older_memory?: string;
+  fact_ids?: Array<string>;
+  created_newer?: boolean;
+  at?: {
+  $datetime: string;
+};
+  valid_from?: {
+  $datetime: string;
+};
+  recorded_at?: {
+  $datetime: string;
+};
+  [key: string]: unknown;
+} | null;
 } | {
   type: "rel";
   from_label: "Schema";
@@ -274,7 +966,13 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Session";
@@ -282,7 +980,13 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 } | {
   type: "rel";
   from_label: "Stage";
@@ -290,7 +994,13 @@ export interface ImportBatch {
   to_label: "Stage";
   from: string;
   to: string;
-  props?: Record<string, unknown> | null;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
 }>;
 }
 
@@ -483,6 +1193,25 @@ export interface Merge {
   undone_at?: string | null;
 }
 
+/** Near-duplicate memories collapsed into one canonical memory (undoable). */
+export interface MergeConfig {
+  similarity?: number;
+  lexical?: number;
+  same_speaker?: boolean;
+  batch_size?: number;
+  write_batch?: number;
+  recheck_margin_seconds?: number;
+}
+
+export interface MergeConfigPatch {
+  similarity?: number | null;
+  lexical?: number | null;
+  same_speaker?: boolean | null;
+  batch_size?: number | null;
+  write_batch?: number | null;
+  recheck_margin_seconds?: number | null;
+}
+
 export interface MergeList {
   merges: Array<Merge>;
 }
@@ -503,14 +1232,14 @@ export interface Neighbour {
   text?: string | null;
 }
 
-/** A space to create. Its ``settings`` are checked by :mod:`pipelines.space_settings` (each section against the configuration it overrides) before it is stored. */
+/** A space to create. Its ``settings`` override the services' configurations section by section (``gate``, ``assembly``, ``consolidation``, ``retention``); each is checked against the configuration it overrides before the space is stored. */
 export interface NewSpace {
   /** Client-chosen id (1-64 chars: letters, digits, _ . -). Default: random. */
   id?: string;
   name?: string | null;
   description?: string | null;
   /** Per-space settings, e.g. {'gate': {'enabled': true}}. */
-  settings?: Record<string, unknown>;
+  settings?: SpaceSettings;
 }
 
 export interface PhasesReport {
@@ -556,7 +1285,7 @@ export interface RecallOut {
 
 /** One recall: the query, how many results, filters and options. */
 export interface RecallRequest {
-  /** What to recall: a question or keywords (plain text; Lucene syntax is treated as text). Not blank, at most 2000 characters. */
+  /** What to recall: a question or keywords (plain text; Lucene syntax is treated as text). Not blank, at most 2000 characters; one of control characters only finds nothing. */
   query: string;
   /** Results wanted. */
   k?: number;
@@ -626,6 +1355,62 @@ export interface RelatedPriorPhase {
   included: number;
 }
 
+export interface RetentionConfig {
+  default_policy?: RetentionPolicy;
+  batch_size?: number;
+}
+
+export interface RetentionConfigPatch {
+  default_policy?: RetentionPolicyPatch | null;
+  batch_size?: number | null;
+}
+
+/** A space's retention policy (``settings.retention``). Facts and schemas are always kept. */
+export interface RetentionPolicy {
+  archive_after_days?: number | null;
+  kinds?: Array<string>;
+  keep_min_importance?: number | null;
+  keep_accessed_within_days?: number | null;
+  delete_archived_after_days?: number | null;
+  apply?: boolean;
+}
+
+export interface RetentionPolicyPatch {
+  archive_after_days?: number | null;
+  kinds?: Array<string> | null;
+  keep_min_importance?: number | null;
+  keep_accessed_within_days?: number | null;
+  delete_archived_after_days?: number | null;
+  apply?: boolean | null;
+}
+
+export interface RunnerConfig {
+  lease_ttl_seconds?: number;
+  renew_every_seconds?: number;
+  sample_size?: number;
+}
+
+export interface RunnerConfigPatch {
+  lease_ttl_seconds?: number | null;
+  renew_every_seconds?: number | null;
+  sample_size?: number | null;
+}
+
+/** The in-process scheduler. An interval of ``None`` switches that job off. */
+export interface SchedulerConfig {
+  tick_seconds?: number;
+  initial_delay_seconds?: number;
+  intervals_seconds?: Array<["merge" | "supersede" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]>;
+  max_spaces?: number;
+}
+
+export interface SchedulerConfigPatch {
+  tick_seconds?: number | null;
+  initial_delay_seconds?: number | null;
+  intervals_seconds?: Array<["merge" | "supersede" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]> | null;
+  max_spaces?: number | null;
+}
+
 export interface SchemaBrief {
   summary?: string | null;
   entities?: Array<string> | null;
@@ -633,6 +1418,39 @@ export interface SchemaBrief {
   outcomes?: Array<string> | null;
   open_questions?: Array<string> | null;
   refreshed_at?: string | null;
+}
+
+/** Deterministic schema-structured stage summaries. */
+export interface SchemaConfig {
+  max_entities?: number;
+  max_decisions?: number;
+  max_outcomes?: number;
+  max_questions?: number;
+  max_highlights?: number;
+  highlight_words?: number;
+  max_summary_chars?: number;
+  exclude_speaker_entities?: boolean;
+  answer_overlap?: number;
+  min_question_words?: number;
+  answer_window?: number;
+  max_text_chars?: number;
+  batch_size?: number;
+}
+
+export interface SchemaConfigPatch {
+  max_entities?: number | null;
+  max_decisions?: number | null;
+  max_outcomes?: number | null;
+  max_questions?: number | null;
+  max_highlights?: number | null;
+  highlight_words?: number | null;
+  max_summary_chars?: number | null;
+  exclude_speaker_entities?: boolean | null;
+  answer_overlap?: number | null;
+  min_question_words?: number | null;
+  answer_window?: number | null;
+  max_text_chars?: number | null;
+  batch_size?: number | null;
 }
 
 export interface SessionCreate {
@@ -653,7 +1471,7 @@ export interface SessionRef {
   started_at?: string | null;
 }
 
-/** One prompt slot after the decomposer (see :class:`~pipelines.assemble.decomposer.SlotReport`). */
+/** One prompt slot after the decomposer (see :class:`~pipelines.prompt.decomposer.SlotReport`). */
 export interface SlotReport {
   key: string;
   priority: number;
@@ -710,7 +1528,22 @@ export interface SpacePatch {
   name?: string | null;
   description?: string | null;
   /** Merge patch over the settings, e.g. {'gate': {'enabled': false}}. */
-  settings?: Record<string, unknown> | null;
+  settings?: SpaceSettingsPatch | null;
+}
+
+/** Every section a space may override, with the services' defaults. */
+export interface SpaceSettings {
+  gate?: GateConfig;
+  assembly?: AssemblyConfig;
+  consolidation?: ConsolidationConfig;
+  retention?: RetentionPolicy;
+}
+
+export interface SpaceSettingsPatch {
+  gate?: GateConfigPatch | null;
+  assembly?: AssemblyConfigPatch | null;
+  consolidation?: ConsolidationConfigPatch | null;
+  retention?: RetentionPolicyPatch | null;
 }
 
 export interface Stage {
@@ -775,6 +1608,17 @@ export interface StageReport {
   confidence?: number;
 }
 
+/** One consolidation stage: how fast heat decays in it and the floor it keeps. */
+export interface StageRule {
+  decay_multiplier?: number;
+  heat_floor?: number;
+}
+
+export interface StageRulePatch {
+  decay_multiplier?: number | null;
+  heat_floor?: number | null;
+}
+
 /** A stage's schema summary (``GET /stages/{id}/schema``). */
 export interface StageSchema {
   stage_id: string;
@@ -827,6 +1671,21 @@ export interface SummariesPhase {
   included: number;
   included_stages: Array<string>;
   section?: string;
+}
+
+/** Automatic supersession: deterministic claim rules, conservative by design. */
+export interface SupersedeConfig {
+  min_similarity?: number;
+  min_claim_coverage?: number;
+  fact_level?: boolean;
+  page_size?: number;
+}
+
+export interface SupersedeConfigPatch {
+  min_similarity?: number | null;
+  min_claim_coverage?: number | null;
+  fact_level?: boolean | null;
+  page_size?: number | null;
 }
 
 /** An explicit correction: the memory that replaces one, or new content to store as it. */
@@ -927,6 +1786,15 @@ export interface TimelineEntry {
   supersedes?: Array<TimelineEdge>;
 }
 
+/** The ``token_vectors`` job: late-interaction token vectors for memories stored without them (before they existed, or in an older format). */
+export interface TokenVectorConfig {
+  batch_size?: number;
+}
+
+export interface TokenVectorConfigPatch {
+  batch_size?: number | null;
+}
+
 /** What an export holds (or an import found), by node label and relationship type. */
 export interface TransferCounts {
   nodes: Record<string, number>;
@@ -942,6 +1810,29 @@ export interface TurnIn {
   /** ISO 8601; naive times are UTC. */
   time?: string | null;
   metadata?: Record<string, unknown> | null;
+}
+
+/** Co-occurrence weights and the projected entity graph for Personalized PageRank. */
+export interface UpkeepConfig {
+  entity_batch?: number;
+  stale_graph_grace_seconds?: number;
+  projection_recheck_seconds?: number;
+  projection_heap_share?: number;
+  projection_heap_headroom_mib?: number;
+  projection_evict_grace_seconds?: number;
+  projection_max_idle_seconds?: number | null;
+  projection_sweep_seconds?: number;
+}
+
+export interface UpkeepConfigPatch {
+  entity_batch?: number | null;
+  stale_graph_grace_seconds?: number | null;
+  projection_recheck_seconds?: number | null;
+  projection_heap_share?: number | null;
+  projection_heap_headroom_mib?: number | null;
+  projection_evict_grace_seconds?: number | null;
+  projection_max_idle_seconds?: number | null;
+  projection_sweep_seconds?: number | null;
 }
 
 export interface Validity {
