@@ -40,6 +40,7 @@ from functools import partial
 from typing import Any
 
 from pipelines import spaces
+from pipelines.consolidate import entity_merge
 from pipelines.consolidate.config import MergeConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.consolidate.records import Merge, MergeDetail, MergeUndone
@@ -446,6 +447,8 @@ def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> Me
     merge = get_merge(engine, space, merge_id)
     if merge.status != "applied":
         raise Conflict(f"merge {merge_id!r} is already {merge.status}", field="id")
+    if merge.kind == "entity":
+        return entity_merge.undo(engine, space, merge, by)
     now = datetime.now(UTC)
 
     def work(tx: Tx) -> tuple[int, list[str]]:
