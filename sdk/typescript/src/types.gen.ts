@@ -116,6 +116,8 @@ export interface Entity {
   key: string;
   name?: string | null;
   kind?: string | null;
+  /** Short forms and misspellings merged into this entity by the entity_merge job (undo through /merges). */
+  aliases?: Array<string>;
   mention_count?: number | null;
   first_seen?: string | null;
   last_seen?: string | null;
@@ -192,6 +194,14 @@ export interface ImportBatch {
   from_label: "Chunk";
   rel: "CHUNK_OF";
   to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, unknown> | null;
+} | {
+  type: "rel";
+  from_label: "Entity";
+  rel: "ALIAS_OF";
+  to_label: "Entity";
   from: string;
   to: string;
   props?: Record<string, unknown> | null;
@@ -472,6 +482,8 @@ export interface MentionedEntity {
 
 export interface Merge {
   id: string;
+  /** 'memory': near-duplicate memories merged into the canonical memory; 'entity': alias entities (a person's short form or misspelling) merged into the canonical entity (ids are entity keys, the reason gives the evidence). */
+  kind?: string;
   canonical: string;
   duplicates: Array<string>;
   similarities?: Array<number>;
@@ -1098,7 +1110,7 @@ export interface AssembleContextPath {
 export interface RunJobPath {
   /** The space's id. */
   space: string;
-  job: "decay" | "merge" | "supersede" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention";
+  job: "decay" | "merge" | "supersede" | "entity_merge" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention";
 }
 
 /** Path parameters of GET /v1/spaces/{space}/jobs. */
@@ -1109,7 +1121,7 @@ export interface ListRunsPath {
 
 /** Query parameters of GET /v1/spaces/{space}/jobs. */
 export interface ListRunsQuery {
-  job?: "decay" | "merge" | "supersede" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention" | null;
+  job?: "decay" | "merge" | "supersede" | "entity_merge" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention" | null;
   /** Items to skip (at most 1,000,000). */
   skip?: number;
   limit?: number;
