@@ -1,10 +1,11 @@
 """Entity precision on labelled samples: the share of the system's entities that a person keeps.
 
 ``python -m benchmarks.entity_precision score`` re-reads the datasets (LoCoMo, BEAM-100K),
-runs the entity extractor over every conversation the way ingest does (whole sessions per
-batch, the speakers' names given), keeps what would become a graph entity (the promotion rule
-of :mod:`pipelines.ingest.entity_graph`: a first-sighting kind, or seen in ``promote_at``
-messages of the conversation) and scores it against the labels in ``benchmarks/labels``.
+runs the entity extractor over every conversation the way ingest does (the groups of whole
+sessions the write path analyses together, the speakers' names given), keeps what would
+become a graph entity (the promotion rule of :mod:`pipelines.ingest.entity_graph`: a
+first-sighting kind, or seen in ``promote_at`` messages of the conversation) and scores it
+against the labels in ``benchmarks/labels``.
 
 Label files (``entities-v1.jsonl``: drawn from main's output; ``entities-v2.jsonl``: drawn
 from the new code's output with another seed) hold no dataset text: dataset, conversation id,
@@ -92,15 +93,30 @@ def _span(text: str, name: str) -> tuple[int, int]:
     return (at, at + len(name)) if at >= 0 else (-1, -1)
 
 
-def _batches(conv: Conversation) -> Iterator[list[Any]]:
-    batch: list[Any] = []
+def _batches(conv: Conversation, group_turns: int) -> Iterator[list[Any]]:
+    """The turns ingest analyses together: the harness's requests (whole sessions, at most
+    ``BATCH_TURNS`` turns), cut by the write path into groups of whole sessions of at least
+    ``group_turns`` turns (``IngestConfig.group_turns``; the last may hold fewer)."""
+    request: list[list[Any]] = []
+    size = 0
+    requests: list[list[list[Any]]] = []
     for session in conv.sessions:
-        if batch and len(batch) + len(session.turns) > BATCH_TURNS:
-            yield batch
-            batch = []
-        batch.extend(session.turns)
-    if batch:
-        yield batch
+        if request and size + len(session.turns) > BATCH_TURNS:
+            requests.append(request)
+            request, size = [], 0
+        request.append(list(session.turns))
+        size += len(session.turns)
+    if request:
+        requests.append(request)
+    for sessions in requests:
+        group: list[Any] = []
+        for turns in sessions:
+            group.extend(turns)
+            if len(group) >= group_turns:
+                yield group
+                group = []
+        if group:
+            yield group
 
 
 def extract(
@@ -109,11 +125,12 @@ def extract(
     extractor: Any,
     promote_at: int,
     first_sighting: frozenset[str],
+    group_turns: int,
 ) -> list[Found]:
     """The conversation's graph entities per turn (module docstring)."""
     takes_speakers = "speakers" in inspect.signature(extractor.extract_batch).parameters
     rows: list[tuple[Any, Any]] = []
-    for batch in _batches(conv):
+    for batch in _batches(conv, group_turns):
         texts = [t.content for t in batch]
         if takes_speakers:
             found = extractor.extract_batch(texts, speakers=[t.speaker for t in batch])
@@ -146,6 +163,7 @@ def system_entities(
     from pipelines.models.nlp import load_nlp
 
     cfg = DEFAULT_INGEST_CONFIG.entities
+    group_turns = DEFAULT_INGEST_CONFIG.group_turns
     nlp, _ = load_nlp()
     extractor = EntityExtractor(nlp, cfg)
     found: list[Found] = []
@@ -158,7 +176,14 @@ def system_entities(
                 for t in s.turns:
                     texts[(dataset, conv.id, t.id)] = t.content
             found.extend(
-                extract(dataset, conv, extractor, cfg.promote_at, cfg.first_sighting_labels)
+                extract(
+                    dataset,
+                    conv,
+                    extractor,
+                    cfg.promote_at,
+                    cfg.first_sighting_labels,
+                    group_turns,
+                )
             )
     return found, texts
 

@@ -17,9 +17,12 @@ sentence opens. For each span (:func:`refine_span`):
    capitalised inside one ("Integrates with Git": the dictionary is the lemmatizer's verbs);
    acronyms and the speakers' own names are always kept;
 3. a longer span loses the ordinary words opening it when it opens a sentence or heading
-   and they are never capitalised inside one ("Update Dockerfile" -> "Dockerfile"), and is
-   dropped when every word is a common word ("Scalene Triangle" beside "scalene" and
-   "triangle").
+   and they are never capitalised inside one ("Update Dockerfile" -> "Dockerfile"); inside a
+   Title Case heading or bold label it loses its common words at both ends ("CSS Styling" ->
+   "CSS"); it is dropped when every lettered word is a common word ("Scalene Triangle",
+   "Triangle 1");
+4. a span that starts inside a word ("300KB" -> "KB") or holds a comma list ("Skills,
+   Projects") is no name.
 
 Rule-based technical terms that are plain words are kept only when they are not ordinary
 words (:func:`keep_term`: "`required`", "`type`", "`SELECT`" are not names; "`numpy`" is).
@@ -52,6 +55,8 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 _INLINE_CODE = re.compile(r"`([^`\n]{1,80})`")
 _PLAIN_WORD = re.compile(r"[^\W\d_]+")
 _MATH = re.compile(r"\\\((?:(?!\\\)).){0,400}?\\\)|\\\[.{0,2000}?\\\]|\$\$.{0,2000}?\$\$", re.S)
+_LIST = re.compile(r",\s")
+_BOLD = re.compile(r"\*\*[^*\n]{1,80}\*\*")
 _TITLED = re.compile(r"^[ \t]*#{1,6}[ \t].*$|\*\*[^*\n]{1,80}\*\*", re.MULTILINE)
 
 
@@ -141,6 +146,10 @@ def refine_span(
 ) -> tuple[int, int] | None:
     """The part of the recognised span ``text[start:end]`` (NER ``label``) that is a name, or
     None (module docstring). ``speakers``: the batch's speaker names, case-folded."""
+    if start > 0 and text[start - 1].isalnum():
+        return None  # inside a word: "300KB", "ABC" -> "BC"
+    if _LIST.search(text, start, end):
+        return None  # a list of things, not one name: "Skills, Projects"
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     while words and _edge_word(text[words[0][0] : words[0][1]]):
         words.pop(0)
@@ -152,6 +161,15 @@ def refine_span(
         # a heading or sentence opened by ordinary words: "Update Dockerfile", "Inline CSS"
         while len(words) > 1 and casing.never_inner(text[words[0][0] : words[0][1]]):
             words.pop(0)
+    if len(words) > 1 and _in_titled(text, words[0][0]):
+        # a Title Case heading or bold label: its ordinary words are no part of a name
+        # ("CSS Styling" -> "CSS", "Problem Setup" -> nothing)
+        while words and casing.common(text[words[0][0] : words[0][1]]):
+            words.pop(0)
+        while words and casing.common(text[words[-1][0] : words[-1][1]]):
+            words.pop()
+        if not words:
+            return None
     first, last = words[0][0], words[-1][1]
     surfaces = [text[a:b] for a, b in words]
     if len(surfaces) == 1:
@@ -165,9 +183,18 @@ def refine_span(
         if label != "PERSON" and opens_sentence(text, first) and casing.never_inner(word):
             return None
         return first, last
-    if all(_fold(w) not in speakers and not w.isupper() and casing.common(w) for w in surfaces):
-        return None
+    lettered = [w for w in surfaces if not w.replace(".", "").isdigit()]
+    if all(_fold(w) not in speakers and not w.isupper() and casing.common(w) for w in lettered):
+        return None  # "Scalene Triangle", "Triangle 1"
     return first, last
+
+
+def _in_titled(text: str, at: int) -> bool:
+    """Whether ``at`` lies in a Markdown heading line or a bold label."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if text[line_start:at].lstrip(" \t").startswith("#"):
+        return True
+    return any(m.start() <= at < m.end() for m in _BOLD.finditer(text, max(0, at - 80), at + 80))
 
 
 def keep_term(surface: str, casing: Casing) -> bool:

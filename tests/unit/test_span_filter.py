@@ -106,3 +106,12 @@ def test_latex_math_is_no_place_for_names() -> None:
     assert all(any(a <= i < b for a, b in ranges) for i in inside)
     assert not any(a <= text.index("Paris") < b for a, b in ranges)
     assert math_ranges("no math, $5 and $6") == []
+
+
+def test_headings_lists_and_word_pieces() -> None:
+    batch = ["the styling is off", "a problem with the setup", "the problem", "setup"]
+    assert _refine("#### CSS Styling\n", "CSS Styling", batch, label="ORG") == "CSS"
+    assert _refine("### Problem Setup\n", "Problem Setup", batch, label="ORG") is None
+    assert _refine("About, Skills, Projects", "Skills, Projects", [], label="ORG") is None
+    assert _refine("from 300KB to 180KB", "KB", [], label="ORG") is None
+    assert _refine("- Triangle 1: sides", "Triangle 1", ["a triangle"], label="LAW") is None
