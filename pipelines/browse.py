@@ -97,6 +97,11 @@ class Entity(View):
     key: str
     name: str | None = None
     kind: str | None = None
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="Short forms and misspellings merged into this entity by the entity_merge "
+        "job (undo through /merges).",
+    )
     mention_count: int | None = None
     first_seen: str | None = None
     last_seen: str | None = None

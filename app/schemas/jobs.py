@@ -45,6 +45,7 @@ JobName = Literal[
     "decay",
     "merge",
     "supersede",
+    "entity_merge",
     "communities",
     "schemas",
     "upkeep",

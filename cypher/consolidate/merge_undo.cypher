@@ -3,7 +3,7 @@
 // removes a property that did not exist before), the record kept as 'undone' (it also stops
 // the job from merging the same pair again).
 MATCH (x:Merge {space: $space, id: $id})
-WHERE x.status = 'applied'
+WHERE x.status = 'applied' AND coalesce(x.kind, 'memory') = 'memory'
 MATCH (c:Memory {space: $space, id: x.canonical})
 SET c += $restore
 SET x.status = 'undone', x.undone_at = $now, x.undone_by = $by

@@ -2,6 +2,6 @@
 // the server's clock (the next watermark is derived from it).
 MATCH (s:Space {id: $space})
 OPTIONAL MATCH (x:Merge {space: $space})
-WHERE x.status = 'undone'
+WHERE x.status = 'undone' AND coalesce(x.kind, 'memory') = 'memory'
 RETURN s.merge_checked_until AS watermark, datetime() AS now,
        collect({canonical: x.canonical, duplicates: x.duplicates}) AS undone

@@ -104,8 +104,11 @@ CALL () {
   }
   RETURN 'fulltext' AS signal, 0 AS qi, m, score
   UNION ALL
-  MATCH (e:Entity {space: $space})
-  WHERE e.key IN $entity_keys
+  MATCH (named:Entity {space: $space})
+  WHERE named.key IN $entity_keys
+  // an alias merged into another entity ("mel" -> "melanie") stands for its canonical
+  OPTIONAL MATCH (named)-[:ALIAS_OF]->(canonical:Entity)
+  WITH DISTINCT coalesce(canonical, named) AS e
   // Expand from each named entity. `m` carries no label on purpose: with `m:Memory` and the
   // `m.space` test the planner seeks every memory of the space in the (space, id) index and
   // probes each for an edge into `e` (647,000 db hits, 260 ms at 100,000 memories); only

@@ -137,6 +137,8 @@ class Entity(ApiModel):
     key: str
     name: str | None = None
     kind: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    """Short forms merged into this entity by the entity_merge job."""
     mention_count: int | None = None
     first_seen: str | None = None
     last_seen: str | None = None
@@ -297,6 +299,9 @@ class StageSchema(ApiModel):
 # -- consolidation: merges, supersessions, timelines --------------------------------------
 class Merge(ApiModel):
     id: str
+    kind: str = "memory"
+    """``memory`` (near-duplicate memories) or ``entity`` (an alias entity merged into its
+    canonical entity; ids are entity keys)."""
     canonical: str
     duplicates: list[str]
     similarities: list[float] = Field(default_factory=list)

@@ -20,7 +20,8 @@
    stages left empty are deleted with their schema once the stages that received their units
    have recorded their ids (an id ingest returned stays resolvable:
    :mod:`~pipelines.consolidate.stage_redirects`), extents recomputed, the ``NEXT_STAGE``
-   chain rebuilt. Stages are named after their most mentioned entities.
+   chain rebuilt. Stages are named after their most distinctive entities (tf-idf against the
+   space, no two stages alike: :mod:`~pipelines.consolidate.stage_names`).
 
 The session -> stage decision is expressed as a :class:`CommunityStageDetector`, the
 ``StageDetector`` of :mod:`pipelines.ingest.stages` built from a precomputed map.
@@ -39,6 +40,7 @@ from pipelines import spaces
 from pipelines.consolidate import graph_budget, stage_redirects
 from pipelines.consolidate.config import CommunityConfig
 from pipelines.consolidate.context import JobContext
+from pipelines.consolidate.stage_names import Term, stage_names
 from pipelines.graph import Tx
 from pipelines.ingest.stages import (
     SessionSpan,
@@ -50,6 +52,7 @@ from pipelines.ingest.stages import (
 )
 
 GRAPH_PREFIX = "mnemograph/communities/"
+NAME_TERMS = 200  # entities read per stage to name it (the most mentioned)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -335,11 +338,31 @@ def run(ctx: JobContext) -> None:
                 ctx.store, ctx.space, f"consolidate/community_move_{kind}s", moves=chunk
             )
             ctx.checkpoint(f"communities:{kind}s:{start}")
-    ids = [p.id for p in plans]
-    spaces.write_locked(
-        ctx.store, ctx.space, "consolidate/community_names", ids=ids, k=cfg.name_entities
-    )
+    name_stages(ctx, plans, status["active"])
     finish_stages(ctx)
+
+
+def name_stages(ctx: JobContext, plans: Sequence[StagePlan], active: int) -> None:
+    """Name the stages after their distinctive entities (:mod:`~pipelines.consolidate.
+    stage_names`)."""
+    cfg = ctx.config.communities
+    rows = ctx.store.read(
+        "consolidate/community_name_terms",
+        space=ctx.space,
+        ids=[p.id for p in plans],
+        limit=NAME_TERMS,
+    )
+    terms = {
+        r["id"]: [Term(t["key"], t["name"], int(t["tf"]), int(t["df"])) for t in r["terms"]]
+        for r in rows
+    }
+    names = stage_names(terms, {p.id: p.size for p in plans}, active, cfg.name_entities)
+    spaces.write_locked(
+        ctx.store,
+        ctx.space,
+        "consolidate/community_set_names",
+        names=[{"id": sid, "name": name} for sid, name in sorted(names.items())],
+    )
 
 
 def finish_stages(ctx: JobContext) -> None:

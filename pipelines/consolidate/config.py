@@ -23,6 +23,7 @@ __all__ = [
     "CommunityConfig",
     "ConsolidationConfig",
     "DecayConfig",
+    "EntityMergeConfig",
     "MergeConfig",
     "RetentionConfig",
     "RetentionPolicy",
@@ -41,6 +42,7 @@ __all__ = [
 JOB_NAMES: tuple[str, ...] = (
     "merge",
     "supersede",
+    "entity_merge",
     "decay",
     "communities",
     "schemas",
@@ -122,6 +124,26 @@ class MergeConfig(BaseModel):
     """Merges written per transaction."""
     recheck_margin_seconds: float = Field(default=60.0, ge=0.0)
     """The incremental watermark is set this far before the run so late commits are rechecked."""
+
+
+class EntityMergeConfig(BaseModel):
+    """A person's short forms and misspellings merged into one entity, undoably
+    (:mod:`pipelines.consolidate.entity_aliases` says when the evidence supports it)."""
+
+    model_config = _FROZEN
+
+    enabled: bool = True
+    min_prefix: int = Field(default=3, ge=2)
+    """Shortest short form taken as a prefix of a name ("Mel" of "Melanie")."""
+    min_fuzzy: int = Field(default=4, ge=3)
+    """Shortest alias compared within one edit ("Mell" of "Melanie")."""
+    min_addressed: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Share of the alias's mentions said by others than the canonical speaker that counts as
+    being addressed by it."""
+    min_neighbour_jaccard: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Jaccard of the two entities' co-occurring neighbours that counts as support."""
+    max_merges: int = Field(default=200, ge=1)
+    """Merges per run (one transaction each)."""
 
 
 class SupersedeConfig(BaseModel):
@@ -315,6 +337,7 @@ class SchedulerConfig(BaseModel):
         default=(
             ("merge", 6 * 3600.0),
             ("supersede", 3600.0),
+            ("entity_merge", 6 * 3600.0),
             ("decay", 3600.0),
             ("communities", 24 * 3600.0),
             ("schemas", 6 * 3600.0),
@@ -344,6 +367,7 @@ class ConsolidationConfig(BaseModel):
     decay: DecayConfig = DecayConfig()
     merge: MergeConfig = MergeConfig()
     supersede: SupersedeConfig = SupersedeConfig()
+    entity_merge: EntityMergeConfig = EntityMergeConfig()
     communities: CommunityConfig = CommunityConfig()
     schemas: SchemaConfig = SchemaConfig()
     upkeep: UpkeepConfig = UpkeepConfig()

@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from pipelines import spaces
+from pipelines.consolidate import entity_merge
 from pipelines.consolidate.config import MergeConfig
 from pipelines.consolidate.context import JobContext
 from pipelines.consolidate.records import Merge, MergeDetail, MergeUndone
@@ -464,6 +465,8 @@ def undo_merge(engine: Engine, space: str, merge_id: str, by: str = "api") -> Me
     merge = get_merge(engine, space, merge_id)
     if merge.status != "applied":
         raise Conflict(f"merge {merge_id!r} is already {merge.status}", field="id")
+    if merge.kind == "entity":
+        return entity_merge.undo(engine, space, merge, by)
     now = datetime.now(UTC)
 
     def work(tx: Tx) -> tuple[int, list[str]]:

@@ -55,6 +55,12 @@ class FullPass(Record):
 
 class Merge(Record):
     id: str
+    kind: str = Field(
+        default="memory",
+        description="'memory': near-duplicate memories merged into the canonical memory; "
+        "'entity': alias entities (a person's short form or misspelling) merged into the "
+        "canonical entity (ids are entity keys, the reason gives the evidence).",
+    )
     canonical: str
     duplicates: list[str]
     similarities: list[float] = Field(default_factory=list)

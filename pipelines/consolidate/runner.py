@@ -35,6 +35,7 @@ from pipelines import spaces
 from pipelines.consolidate import (
     communities,
     decay,
+    entity_merge,
     fact_vectors,
     merge,
     retention,
@@ -66,6 +67,7 @@ JOBS: dict[str, JobFunction] = {
     "decay": decay.run,
     "merge": merge.run,
     "supersede": supersede.run,
+    "entity_merge": entity_merge.run,
     "communities": communities.run,
     "schemas": schemas.run,
     "upkeep": upkeep.run,

@@ -37,7 +37,9 @@ class Analyser:
         if not items:
             return
         texts = [it.text for it in items]
-        for it, mentions in zip(items, self.extractor.extract_batch(texts, check), strict=True):
+        speakers = [it.speaker for it in items]
+        found = self.extractor.extract_batch(texts, check, speakers)
+        for it, mentions in zip(items, found, strict=True):
             it.mentions = mentions
         for it in items:
             if check is not None:

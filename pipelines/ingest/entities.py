@@ -5,7 +5,9 @@ Pipeline for one text:
 1. spaCy NER (only the ``ner`` component and whatever it listens to run; tagger, parser,
    lemmatizer... are disabled for speed), on texts with a capitalised word that may be a
    name (:mod:`pipelines.ingest.ner_filter`). Spans whose label is not in
-   :attr:`EntityConfig.keep_labels` are discarded (dates, times, numbers, money, percent...).
+   :attr:`EntityConfig.keep_labels` are discarded (dates, times, numbers, money, percent...);
+   the others are trimmed to their name or dropped when they are capitalised common words,
+   interjections or greetings (:mod:`pipelines.ingest.span_filter`).
 2. Rule-based technical terms (:func:`technical_terms`): inline code in backticks, file paths,
    CamelCase / camelCase, snake_case, letter+digit names ("Neo4j", "GPT4"), versions
    ("v1.2.3", "2.0.1", "Python 3.11") get kind ``TECH``; double-quoted Title Case phrases
@@ -44,10 +46,15 @@ from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, NamedTuple
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
+from pipelines.ingest.lexicon import (
+    COMMON_ACRONYMS,
+    GENERIC_WORDS,
+    STOP_WORDS,
+    dictionary_words,
+)
 from pipelines.ingest.ner_filter import ner_needed, ner_ranges
+from pipelines.ingest.span_filter import Casing, keep_term, math_ranges, refine_span
 from pipelines.ingest.text import strip_code_blocks
 
 if TYPE_CHECKING:
@@ -181,21 +188,7 @@ def canonicalize(name: str, aliases: tuple[tuple[str, str], ...] | None = None) 
 
 # --------------------------------------------------------------------------- validity
 
-# Pronouns, determiners, deictic and generic words that NER or the rules sometimes return.
-_GENERIC_WORDS = frozenset(
-    {
-        "i", "me", "my", "mine", "myself", "you", "your", "yours", "he", "him", "his", "she",
-        "her", "hers", "it", "its", "we", "us", "our", "ours", "they", "them", "their", "this",
-        "that", "these", "those", "someone", "somebody", "something", "anyone", "anybody",
-        "anything", "everyone", "everybody", "everything", "nobody", "nothing", "thing",
-        "things", "stuff", "people", "guys", "folks", "today", "tonight", "tomorrow",
-        "yesterday", "now", "later", "soon", "here", "there", "monday", "tuesday", "wednesday",
-        "thursday", "friday", "saturday", "sunday", "weekend", "morning", "evening",
-        "afternoon", "night", "week", "month", "year", "lol", "haha", "hahaha", "omg", "ok",
-        "okay", "yes", "yeah", "no", "hi", "hey", "hello", "thanks", "thank you", "wow",
-        "cool", "nice", "great", "awesome", "user", "assistant", "ai",
-    }
-)  # fmt: skip
+_GENERIC_WORDS = GENERIC_WORDS
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 # Markup, operators and code punctuation inside a key: fragments of code or formatting
 # ("task 2:** fix", "method='sha256", "${api_key}", "income(db"), not names.
@@ -225,6 +218,18 @@ def is_valid_entity(
     return _valid_key(canonicalize(name, cfg.aliases), label, cfg)
 
 
+def _speaker_words(speakers: Iterable[str | None]) -> frozenset[str]:
+    """The speakers' names and each of their words, case-folded ("Ana Lima": "ana lima",
+    "ana", "lima")."""
+    out: set[str] = set()
+    for name in speakers:
+        folded = _WS.sub(" ", name or "").strip().casefold()
+        if folded:
+            out.add(folded)
+            out.update(folded.split())
+    return frozenset(out)
+
+
 def _valid_key(key: str, label: str | None, cfg: EntityConfig) -> bool:
     if label is not None and label not in cfg.keep_labels and label not in _RULE_KINDS:
         return False
@@ -235,7 +240,7 @@ def _valid_key(key: str, label: str | None, cfg: EntityConfig) -> bool:
         return False
     if not _HAS_LETTER.search(key) or _MEASUREMENT.fullmatch(key) or _MARKUP.search(key):
         return False
-    if key in _GENERIC_WORDS:
+    if key in _GENERIC_WORDS or key in COMMON_ACRONYMS:
         return False
     if label == TITLE_LABEL:
         # A quoted Title Case name may be made of stop words ("Becoming", "Being There").
@@ -464,6 +469,9 @@ class EntityExtractor:
             listeners = getattr(nlp.get_pipe(name), "listening_components", None) or ()
             if needed.intersection(listeners):
                 needed.add(name)
+        self.dictionary = dictionary_words(nlp)
+        """The language's words, and its verbs (span filter evidence)."""
+        self.ordinary = dictionary_words(nlp, ("verb",))
         self.enabled_pipes: tuple[str, ...] = tuple(n for n in nlp.pipe_names if n in needed)
         self.disabled_pipes: tuple[str, ...] = tuple(n for n in nlp.pipe_names if n not in needed)
 
@@ -472,13 +480,18 @@ class EntityExtractor:
         return self.extract_batch([text])[0]
 
     def extract_batch(
-        self, texts: Sequence[str], check: Callable[[], None] | None = None
+        self,
+        texts: Sequence[str],
+        check: Callable[[], None] | None = None,
+        speakers: Sequence[str | None] | None = None,
     ) -> list[list[EntityMention]]:
         """Entities of each text, in input order, one merged mention per canonical key.
 
         Fenced code blocks are blanked first (``config.skip_code_blocks``); then ``nlp.pipe``
         runs, with unneeded components disabled, over the texts that may hold a name
-        (:func:`pipelines.ingest.ner_filter.ner_needed`); rule-based terms are added,
+        (:func:`pipelines.ingest.ner_filter.ner_needed`); each recognised span is trimmed to
+        its name or dropped against the batch's casing and the ``speakers`` (one per text,
+        :func:`pipelines.ingest.span_filter.refine_span`); rule-based terms are added,
         canonicalised, filtered and merged (module doc). ``check`` is called before each of
         spaCy's batches (it raises to stop).
         """
@@ -503,19 +516,30 @@ class EntityExtractor:
             ranges = [[(0, len(p))] if r else [] for p, r in zip(segments, needed, strict=True)]
         pieces = [part[s:e] for part, rs in zip(segments, ranges, strict=True) for s, e in rs]
         docs = self._pipe(pieces, check)
+        casing = Casing.of(segments, self.dictionary, self.ordinary)
+        names = _speaker_words(speakers or ())
         for owner, part, read in zip(owners, segments, ranges, strict=True):
-            ents = [
-                (start + e.start_char, start + e.end_char, e.text, e.label_)
-                for start, _ in read
-                for e in next(docs).ents
-            ]
-            for _, _, surface, kind in self._spans(part, ents):
-                # Multi-line spans are NER noise, not names.
+            ents = []
+            for start, _ in read:
+                for e in next(docs).ents:
+                    kept = refine_span(
+                        part, start + e.start_char, start + e.end_char, casing, names, e.label_
+                    )
+                    if kept is not None:
+                        ents.append((kept[0], kept[1], part[kept[0] : kept[1]], e.label_))
+            math = math_ranges(part)
+            for start, end, surface, kind in self._spans(part, ents):
+                # Multi-line spans are NER noise, not names; nor are the letters of formulas.
                 if "\n" in surface or "\r" in surface:
+                    continue
+                if math and any(a <= start and end <= b for a, b in math):
+                    continue
+                name = _clean_surface(surface)
+                if kind == TECH_LABEL and not keep_term(name, casing):
                     continue
                 key = canonicalize(surface, cfg.aliases)
                 if _valid_key(key, kind, cfg):
-                    per_text[owner].append((_clean_surface(surface), key, kind))
+                    per_text[owner].append((name, key, kind))
         return [merge_mentions(candidates) for candidates in per_text]
 
     def _pipe(self, texts: Sequence[str], check: Callable[[], None] | None = None) -> Iterator[Doc]:

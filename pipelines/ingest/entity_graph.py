@@ -23,6 +23,9 @@ than one mentioned everywhere), ties by key. A memory therefore adds at most
 ``max_paired·(max_paired-1)/2`` pairs, merged into ``CO_OCCURS.weight`` as counts: edges grow
 linearly with memories. Retroactive mentions (a promoted candidate's first memory) are not
 paired: that memory's pairs were chosen when it was written.
+
+**Aliases.** A key the ``entity_merge`` job merged into another entity ("mel" into "melanie")
+is written as that entity (:func:`resolve_aliases`), before any of the above.
 """
 
 from __future__ import annotations
@@ -37,7 +40,14 @@ from typing import Any
 from pipelines.ingest.config import EntityConfig
 from pipelines.ingest.entities import EntityMention
 
-__all__ = ["Candidate", "EntityPlan", "MemoryMentions", "plan_entities", "salience"]
+__all__ = [
+    "Candidate",
+    "EntityPlan",
+    "MemoryMentions",
+    "plan_entities",
+    "resolve_aliases",
+    "salience",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +86,27 @@ class EntityPlan:
     def keys_of(self, memory: str) -> list[str]:
         """Entity keys a memory of the batch mentions (after promotion)."""
         return [m["key"] for m in self.mentions if m["memory"] == memory]
+
+
+def resolve_aliases(
+    mentions: Sequence[EntityMention], aliases: Mapping[str, tuple[str, str, str]]
+) -> list[EntityMention]:
+    """Mentions with alias keys written as their canonical entity's (``aliases``: alias key
+    -> canonical key, name, kind; the ``entity_merge`` job's redirects); a memory naming both
+    forms gets one mention, counts added. Order of first appearance is kept."""
+    if not aliases or not any(m.key in aliases for m in mentions):
+        return list(mentions)
+    merged: dict[str, EntityMention] = {}
+    for m in mentions:
+        if m.key in aliases:
+            key, name, kind = aliases[m.key]
+            m = EntityMention(name=name, key=key, kind=kind, count=m.count)
+        seen = merged.get(m.key)
+        if seen is None:
+            merged[m.key] = m
+        else:
+            merged[m.key] = EntityMention(seen.name, seen.key, seen.kind, seen.count + m.count)
+    return list(merged.values())
 
 
 def salience(count: int, memory_frequency: int, memories: int) -> float:

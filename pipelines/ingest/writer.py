@@ -24,7 +24,12 @@ import numpy as np
 from pipelines import session_documents, spaces
 from pipelines.graph import GraphStore, Tx
 from pipelines.ingest.config import IngestConfig
-from pipelines.ingest.entity_graph import Candidate, MemoryMentions, plan_entities
+from pipelines.ingest.entity_graph import (
+    Candidate,
+    MemoryMentions,
+    plan_entities,
+    resolve_aliases,
+)
 from pipelines.ingest.items import Item
 from pipelines.ingest.stages import (
     SessionSpan,
@@ -291,6 +296,14 @@ class Writer:
         keys = sorted({m.key for it in stored for m in it.mentions})
         if not keys:
             return {}
+        aliases = {
+            r["alias"]: (r["canonical"], r["name"], r["kind"])
+            for r in tx.run("ingest/entity_aliases", space=space, keys=keys)
+        }
+        if aliases:
+            for it in stored:
+                it.mentions = resolve_aliases(it.mentions, aliases)
+            keys = sorted({m.key for it in stored for m in it.mentions})
         state = tx.run("ingest/entity_state", space=space, keys=keys)[0]
         known = {e["key"]: int(e["memories"]) for e in state["entities"]}
         candidates = {

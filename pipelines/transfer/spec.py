@@ -37,6 +37,7 @@ RELS: frozenset[tuple[str, str, str]] = frozenset(
         ("Chunk", "CHUNK_OF", "Memory"),
         ("Memory", "MENTIONS", "Entity"),
         ("Entity", "CO_OCCURS", "Entity"),
+        ("Entity", "ALIAS_OF", "Entity"),
         ("Fact", "EXTRACTED_FROM", "Memory"),
         ("Memory", "SUPERSEDES", "Memory"),
         ("Fact", "SUPERSEDES", "Fact"),

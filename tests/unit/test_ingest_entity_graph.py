@@ -111,3 +111,19 @@ def test_edges_grow_linearly(batch_keys: list[list[str]], max_paired: int) -> No
     for i, keys in enumerate(batch_keys):
         paired = [x for x in plan.mentions if x["memory"] == str(i) and x["paired"]]
         assert len(paired) == min(len(keys), max_paired)
+
+
+def test_alias_keys_are_written_as_their_canonical_entity() -> None:
+    from pipelines.ingest.entity_graph import resolve_aliases
+
+    mentions = [
+        EntityMention("Mel", "mel", "PERSON", 2),
+        EntityMention("Paris", "paris", "GPE", 1),
+        EntityMention("Melanie", "melanie", "PERSON", 1),
+    ]
+    out = resolve_aliases(mentions, {"mel": ("melanie", "Melanie", "PERSON")})
+    assert out == [
+        EntityMention("Melanie", "melanie", "PERSON", 3),
+        EntityMention("Paris", "paris", "GPE", 1),
+    ]
+    assert resolve_aliases(mentions, {}) == mentions

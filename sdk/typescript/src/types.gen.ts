@@ -307,6 +307,7 @@ export interface ConsolidationConfig {
   decay?: DecayConfig;
   merge?: MergeConfig;
   supersede?: SupersedeConfig;
+  entity_merge?: EntityMergeConfig;
   communities?: CommunityConfig;
   schemas?: SchemaConfig;
   upkeep?: UpkeepConfig;
@@ -321,6 +322,7 @@ export interface ConsolidationConfigPatch {
   decay?: DecayConfigPatch | null;
   merge?: MergeConfigPatch | null;
   supersede?: SupersedeConfigPatch | null;
+  entity_merge?: EntityMergeConfigPatch | null;
   communities?: CommunityConfigPatch | null;
   schemas?: SchemaConfigPatch | null;
   upkeep?: UpkeepConfigPatch | null;
@@ -443,6 +445,8 @@ export interface Entity {
   key: string;
   name?: string | null;
   kind?: string | null;
+  /** Short forms and misspellings merged into this entity by the entity_merge job (undo through /merges). */
+  aliases?: Array<string>;
   mention_count?: number | null;
   first_seen?: string | null;
   last_seen?: string | null;
@@ -456,6 +460,25 @@ export interface EntityDetail {
 
 export interface EntityList {
   entities: Array<Entity>;
+}
+
+/** A person's short forms and misspellings merged into one entity, undoably (:mod:`pipelines.consolidate.entity_aliases` says when the evidence supports it). */
+export interface EntityMergeConfig {
+  enabled?: boolean;
+  min_prefix?: number;
+  min_fuzzy?: number;
+  min_addressed?: number;
+  min_neighbour_jaccard?: number;
+  max_merges?: number;
+}
+
+export interface EntityMergeConfigPatch {
+  enabled?: boolean | null;
+  min_prefix?: number | null;
+  min_fuzzy?: number | null;
+  min_addressed?: number | null;
+  min_neighbour_jaccard?: number | null;
+  max_merges?: number | null;
 }
 
 export interface Fact {
@@ -793,6 +816,20 @@ export interface ImportBatch {
   from_label: "Chunk";
   rel: "CHUNK_OF";
   to_label: "Memory";
+  from: string;
+  to: string;
+  props?: Record<string, string | number | boolean | {
+  $datetime: string;
+} | {
+  $date: string;
+} | {
+  $bytes: string;
+} | Array<string> | Array<number> | Array<boolean>> | null;
+} | {
+  type: "rel";
+  from_label: "Entity";
+  rel: "ALIAS_OF";
+  to_label: "Entity";
   from: string;
   to: string;
   props?: Record<string, string | number | boolean | {
@@ -1182,6 +1219,8 @@ export interface MentionedEntity {
 
 export interface Merge {
   id: string;
+  /** 'memory': near-duplicate memories merged into the canonical memory; 'entity': alias entities (a person's short form or misspelling) merged into the canonical entity (ids are entity keys, the reason gives the evidence). */
+  kind?: string;
   canonical: string;
   duplicates: Array<string>;
   similarities?: Array<number>;
@@ -1400,14 +1439,14 @@ export interface RunnerConfigPatch {
 export interface SchedulerConfig {
   tick_seconds?: number;
   initial_delay_seconds?: number;
-  intervals_seconds?: Array<["merge" | "supersede" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]>;
+  intervals_seconds?: Array<["merge" | "supersede" | "entity_merge" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]>;
   max_spaces?: number;
 }
 
 export interface SchedulerConfigPatch {
   tick_seconds?: number | null;
   initial_delay_seconds?: number | null;
-  intervals_seconds?: Array<["merge" | "supersede" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]> | null;
+  intervals_seconds?: Array<["merge" | "supersede" | "entity_merge" | "decay" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention", number | null]> | null;
   max_spaces?: number | null;
 }
 
@@ -1990,7 +2029,7 @@ export interface AssembleContextPath {
 export interface RunJobPath {
   /** The space's id. */
   space: string;
-  job: "decay" | "merge" | "supersede" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention";
+  job: "decay" | "merge" | "supersede" | "entity_merge" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention";
 }
 
 /** Path parameters of GET /v1/spaces/{space}/jobs. */
@@ -2001,7 +2040,7 @@ export interface ListRunsPath {
 
 /** Query parameters of GET /v1/spaces/{space}/jobs. */
 export interface ListRunsQuery {
-  job?: "decay" | "merge" | "supersede" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention" | null;
+  job?: "decay" | "merge" | "supersede" | "entity_merge" | "communities" | "schemas" | "upkeep" | "token_vectors" | "fact_vectors" | "retention" | null;
   /** Items to skip (at most 1,000,000). */
   skip?: number;
   limit?: number;
