@@ -804,7 +804,7 @@ def test_spaces_are_isolated(client, conv):
     [
         ({"context_window": 100}, 422, "context_window"),
         ({"context_window": 10_000_000}, 422, "context_window"),
-        ({"split": [0.5, 0.3, 0.1]}, 422, "split"),
+        ({"split": [0, 0, 0]}, 422, "split"),
         ({"split": [0.5, 0.5]}, 422, "split"),
         ({"headroom": 1.5}, 422, "headroom"),
         ({"query": "   "}, 422, "query"),
@@ -867,7 +867,7 @@ def test_a_spaces_assembly_settings_are_validated_naming_the_field(engine, make_
 
     cases = {
         "settings.assembly": {"bogus": 1},
-        "settings.assembly.split": {"split": [0.5, 0.3, 0.1]},
+        "settings.assembly.split": {"split": [0.5, -0.3, 0.1]},
         "settings.assembly.oversample": {"oversample": "three"},
     }
     for field, overrides in cases.items():
