@@ -95,7 +95,7 @@ def test_space_settings_are_checked_at_creation(client):
         ({"gate": {"enabled": "yes"}}, "settings.gate.enabled"),
         ({"gate": {"nope": 1}}, "settings.gate"),
         ({"nope": {}}, "settings"),
-        ({"assembly": {"split": [0.5, 0.5, 0.5]}}, "settings.assembly.split"),
+        ({"assembly": {"split": [0.5, -0.5, 0.5]}}, "settings.assembly.split"),
         (
             {"consolidation": {"merge": {"similarity": 2}}},
             "settings.consolidation.merge.similarity",
