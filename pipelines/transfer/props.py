@@ -129,6 +129,8 @@ NODE_PROPS: dict[str, dict[str, str]] = {
 REQUIRED: dict[str, tuple[str, ...]] = {"Merge": ("canonical", "duplicates", "status")}
 #: Values a property is limited to.
 ENUMS: dict[tuple[str, str], tuple[str, ...]] = {("Merge", "status"): ("applied", "undone")}
+#: Relationship properties every edge of the type has, as reads expect them.
+REL_REQUIRED: dict[str, tuple[str, ...]] = {"SUPERSEDES": ("id",)}
 #: Known relationship properties by type.
 REL_PROPS: dict[str, dict[str, str]] = {
     "SUPERSEDES": {"id": "str", "kind": "str", "reason": "str", "by": "str", "rule": "str",
@@ -201,8 +203,8 @@ def check_props(
         kind = known.get(name)
         if kind is None and not extra:
             raise InvalidInput(f"{field}: not a property of this record", field=field)
-        if value is None:
-            continue  # Neo4j stores no nulls: an absent property
+        if value is None:  # Neo4j stores no nulls (an export never holds one)
+            raise InvalidInput(f"{field}: must not be null", field=field)
         if kind is None:
             out[name] = _any_value(value, field)
             continue
