@@ -257,10 +257,11 @@ def test_reads_leave_out_a_stored_edge_without_an_id(
 ) -> None:
     body = {"records": _two_memories(space)}
     assert client.post(f"/v1/spaces/{space}/import", json=body).status_code == 200
-    with engine.store.session() as s:  # junk only a hand edit stores: no id, no times
+    # junk only a hand edit stores: no id nor times, a number for a reason
+    with engine.store.session() as s:
         s.run(
             "MATCH (n:Memory {space: $space, id: 'new'}), (o:Memory {space: $space, id: 'old'}) "
-            "CREATE (n)-[:SUPERSEDES {reason: 'hand'}]->(o)",
+            "CREATE (n)-[:SUPERSEDES {reason: 5}]->(o)",
             space=space,
         )
     r = client.get(f"/v1/spaces/{space}/supersessions")
@@ -268,7 +269,9 @@ def test_reads_leave_out_a_stored_edge_without_an_id(
     assert "malformed in the store" in caplog.text
     r = client.get(f"/v1/spaces/{space}/memories/old/timeline")
     assert r.status_code == 200, r.text
-    assert sorted(m["id"] for m in r.json()["chain"]) == ["new", "old"]
+    chain = r.json()["chain"]
+    assert sorted(m["id"] for m in chain) == ["new", "old"]
+    assert [e for m in chain for e in m["supersedes"]] == []  # a reason of the wrong type
 
 
 def test_a_null_category_offset_is_in_the_patch_schema_and_removes_it(
