@@ -148,6 +148,16 @@ def test_import_checks_every_record_and_its_properties(
              "props": {"odd": {"$datetime": "0000-00-00T00:00:00Z"}}},
             "records.0.props.odd",
         ),
+        (  # beyond Neo4j's +-18:00 offsets: it failed the Bolt message, a 503
+            {"type": "node", "label": "EntityCandidate", "key": "x",
+             "props": {"seen": {"$datetime": "1114-10-02T03:49:45+19:24"}}},
+            "records.0.props.seen",
+        ),
+        (
+            {"type": "node", "label": "Memory", "key": "x",
+             "props": {"other": {"$datetime": "2026-01-01T00:00:00-18:01"}}},
+            "records.0.props.other",
+        ),
         (
             {"type": "node", "label": "Memory", "key": "x", "props": {"mixed": [1, "a"]}},
             "records.0.props.mixed",
