@@ -68,6 +68,8 @@ TYPES: dict[str, dict[str, Any]] = {
     "floats": {"type": "array", "items": _FLOAT},
     "json": _OBJECT,
 }
+#: A property name Neo4j takes: not empty, no NUL (its TokenNameError otherwise).
+NAME: dict[str, Any] = {"minLength": 1, "pattern": "^[^\\u0000]*$"}
 #: A property of no known name: any graph value Neo4j stores.
 ANY_VALUE: dict[str, Any] = {
     "anyOf": [
@@ -173,6 +175,7 @@ def props_schema(
         "type": "object",
         "properties": properties,
         "additionalProperties": ANY_VALUE if extra else False,
+        "propertyNames": NAME,
     }
     if required:
         out["required"] = list(required)
@@ -200,6 +203,8 @@ def check_props(
     out: dict[str, Any] = {}
     for name, value in props.items():
         field = f"{where}.{name}"
+        if not name or "\x00" in name:
+            raise InvalidInput(f"{field}: a property name is not empty, without NUL", field=field)
         kind = known.get(name)
         if kind is None and not extra:
             raise InvalidInput(f"{field}: not a property of this record", field=field)

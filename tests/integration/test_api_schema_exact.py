@@ -158,6 +158,14 @@ def test_import_checks_every_record_and_its_properties(
              "props": {"other": {"$datetime": "2026-01-01T00:00:00-18:01"}}},
             "records.0.props.other",
         ),
+        (  # Neo4j's TokenNameError, a 503 before
+            {"type": "node", "label": "Memory", "key": "x", "props": {"": 1}},
+            "records.0.props.",
+        ),
+        (
+            {"type": "node", "label": "Memory", "key": "x", "props": {"a\u0000b": 1}},
+            "records.0.props.a\u0000b",
+        ),
         (
             {"type": "node", "label": "Memory", "key": "x", "props": {"mixed": [1, "a"]}},
             "records.0.props.mixed",
