@@ -96,8 +96,21 @@ def _on_value(extra: JsonDict | Callable[[JsonDict], None]) -> Callable[[JsonDic
                 extra(target)
             else:
                 target.update(extra)
+            _null_entries(target)
 
     return apply
+
+
+def _null_entries(schema: JsonDict) -> None:
+    """A merge patch's object of entries (``category_offsets``' object form) takes ``null``
+    for an entry too: it removes that entry."""
+    branches = schema.get("anyOf")
+    for branch in branches if isinstance(branches, list) else [schema]:
+        if not isinstance(branch, dict) or branch.get("type") != "object":
+            continue
+        entry = branch.get("additionalProperties")
+        if isinstance(entry, dict):
+            branch["additionalProperties"] = {"anyOf": [entry, {"type": "null"}]}
 
 
 SpaceSettingsPatch: type[BaseModel] = _patch_model(SpaceSettings, {})

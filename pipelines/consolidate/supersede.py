@@ -35,15 +35,23 @@ and ``recorded_at`` (when the server recorded it, = ``at``). Recall and assembly
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from pipelines import spaces
 from pipelines.consolidate.claims import (
@@ -60,6 +68,7 @@ from pipelines.consolidate.records import (
     Supersession,
     SupersessionDetail,
     SupersessionReverted,
+    TimelineEdge,
     TimelineEntry,
 )
 from pipelines.engine import Engine
@@ -68,6 +77,8 @@ from pipelines.graph import as_utc, to_native
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
 Order = tuple[float, float, int]
+R = TypeVar("R", bound=BaseModel)
+log = logging.getLogger(__name__)
 
 
 def _ts(value: Any) -> float:
@@ -547,10 +558,11 @@ def list_supersessions(
     rows = engine.store.read(
         "consolidate/supersession_list", space=space, by=by, skip=skip, limit=limit
     )
-    return [
-        Supersession.model_validate({**r["supersession"], "newer": r["newer"], "older": r["older"]})
+    found = (
+        _readable(Supersession, {**r["supersession"], "newer": r["newer"], "older": r["older"]})
         for r in rows
-    ]
+    )
+    return [s for s in found if s is not None]
 
 
 def memory_timeline(engine: Engine, space: str, memory_id: str) -> list[TimelineEntry]:
@@ -559,9 +571,21 @@ def memory_timeline(engine: Engine, space: str, memory_id: str) -> list[Timeline
     if not rows:
         spaces.require(engine.store, space)
         raise NotFound(f"memory {memory_id!r} does not exist in space {space!r}", field="id")
-    return [
-        TimelineEntry.model_validate(
-            {**r["memory"], "supersedes": [s for s in r["supersedes"] if s]}
-        )
-        for r in rows
-    ]
+    out = []
+    for r in rows:
+        edges = [_readable(TimelineEdge, s) for s in r["supersedes"] if s]
+        good = [e.model_dump() for e in edges if e is not None]
+        entry = _readable(TimelineEntry, {**r["memory"], "supersedes": good})
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
+def _readable(model: type[R], stored: dict[str, Any]) -> R | None:
+    """A stored supersession (or timeline row) as ``model``; ``None`` with a warning for one
+    too malformed to read (only a database edited by hand holds one): never a 422 for a read."""
+    try:
+        return model.model_validate({k: v for k, v in stored.items() if v is not None})
+    except ValidationError:
+        log.warning("supersession %r is malformed in the store; left out", stored.get("id"))
+        return None

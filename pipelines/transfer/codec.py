@@ -28,8 +28,11 @@ def encode(value: Any) -> Any:
     raise TypeError(f"cannot export a property of type {type(value).__name__}")
 
 
-#: What an export writes (and an import takes): ``T`` and ``Z`` upper case, an offset always.
-DATETIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$"
+#: What an export writes (and an import takes): ``T`` and ``Z`` upper case, an offset always,
+#: within Neo4j's +-18:00 (a larger one fails the Bolt message itself, a ClientError).
+DATETIME_PATTERN = (
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-](0\d|1[0-7]):[0-5]\d|[+-]18:00)$"
+)
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 _DATETIME, _DATE = re.compile(DATETIME_PATTERN), re.compile(DATE_PATTERN)
 

@@ -74,7 +74,7 @@ def _record_schema() -> dict[str, Any]:
     ]
     rels = [
         {
-            "required": ["type", "from_label", "rel", "to_label", "from", "to"],
+            "required": [*_REL_KEYS, *(["props"] if r in props.REL_REQUIRED else [])],
             "properties": {
                 "type": {"const": "rel"},
                 "from_label": {"const": a},
@@ -82,7 +82,10 @@ def _record_schema() -> dict[str, Any]:
                 "to_label": {"const": b},
                 "from": key,
                 "to": key,
-                "props": _nullable(props.props_schema(props.REL_PROPS.get(r, {})), True),
+                "props": _nullable(
+                    props.props_schema(props.REL_PROPS.get(r, {}), props.REL_REQUIRED.get(r, ())),
+                    r not in props.REL_REQUIRED,
+                ),
             },
         }
         for a, r, b in sorted(spec.RELS)
@@ -90,6 +93,8 @@ def _record_schema() -> dict[str, Any]:
     return {"type": "object", "oneOf": [*plain, space, *nodes, *rels]}
 
 
+#: What every relationship record names.
+_REL_KEYS = ("type", "from_label", "rel", "to_label", "from", "to")
 #: A space record's settings: what a new space's may hold (the OpenAPI component).
 _SETTINGS_REF = {"$ref": "#/components/schemas/SpaceSettings"}
 
@@ -176,7 +181,10 @@ def _rel_row(record: dict[str, Any], where: str) -> tuple[tuple[str, str, str], 
     if not all(isinstance(e, str) and e for e in ends):
         raise InvalidInput(f"{where}: 'from' and 'to' keys are required", field=where)
     found = props.check_props(
-        record.get("props"), props.REL_PROPS.get(str(shape[1]), {}), f"{where}.props"
+        record.get("props"),
+        props.REL_PROPS.get(str(shape[1]), {}),
+        f"{where}.props",
+        props.REL_REQUIRED.get(str(shape[1]), ()),
     )
     return (str(shape[0]), str(shape[1]), str(shape[2])), {
         "from": ends[0],

@@ -68,6 +68,8 @@ TYPES: dict[str, dict[str, Any]] = {
     "floats": {"type": "array", "items": _FLOAT},
     "json": _OBJECT,
 }
+#: A property name Neo4j takes: not empty, no NUL (its TokenNameError otherwise).
+NAME: dict[str, Any] = {"minLength": 1, "pattern": "^[^\\u0000]*$"}
 #: A property of no known name: any graph value Neo4j stores.
 ANY_VALUE: dict[str, Any] = {
     "anyOf": [
@@ -129,6 +131,8 @@ NODE_PROPS: dict[str, dict[str, str]] = {
 REQUIRED: dict[str, tuple[str, ...]] = {"Merge": ("canonical", "duplicates", "status")}
 #: Values a property is limited to.
 ENUMS: dict[tuple[str, str], tuple[str, ...]] = {("Merge", "status"): ("applied", "undone")}
+#: Relationship properties every edge of the type has, as reads expect them.
+REL_REQUIRED: dict[str, tuple[str, ...]] = {"SUPERSEDES": ("id",)}
 #: Known relationship properties by type.
 REL_PROPS: dict[str, dict[str, str]] = {
     "SUPERSEDES": {"id": "str", "kind": "str", "reason": "str", "by": "str", "rule": "str",
@@ -171,6 +175,7 @@ def props_schema(
         "type": "object",
         "properties": properties,
         "additionalProperties": ANY_VALUE if extra else False,
+        "propertyNames": NAME,
     }
     if required:
         out["required"] = list(required)
@@ -198,11 +203,13 @@ def check_props(
     out: dict[str, Any] = {}
     for name, value in props.items():
         field = f"{where}.{name}"
+        if not name or "\x00" in name:
+            raise InvalidInput(f"{field}: a property name is not empty, without NUL", field=field)
         kind = known.get(name)
         if kind is None and not extra:
             raise InvalidInput(f"{field}: not a property of this record", field=field)
-        if value is None:
-            continue  # Neo4j stores no nulls: an absent property
+        if value is None:  # Neo4j stores no nulls (an export never holds one)
+            raise InvalidInput(f"{field}: must not be null", field=field)
         if kind is None:
             out[name] = _any_value(value, field)
             continue

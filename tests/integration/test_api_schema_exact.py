@@ -148,6 +148,24 @@ def test_import_checks_every_record_and_its_properties(
              "props": {"odd": {"$datetime": "0000-00-00T00:00:00Z"}}},
             "records.0.props.odd",
         ),
+        (  # beyond Neo4j's +-18:00 offsets: it failed the Bolt message, a 503
+            {"type": "node", "label": "EntityCandidate", "key": "x",
+             "props": {"seen": {"$datetime": "1114-10-02T03:49:45+19:24"}}},
+            "records.0.props.seen",
+        ),
+        (
+            {"type": "node", "label": "Memory", "key": "x",
+             "props": {"other": {"$datetime": "2026-01-01T00:00:00-18:01"}}},
+            "records.0.props.other",
+        ),
+        (  # Neo4j's TokenNameError, a 503 before
+            {"type": "node", "label": "Memory", "key": "x", "props": {"": 1}},
+            "records.0.props.",
+        ),
+        (
+            {"type": "node", "label": "Memory", "key": "x", "props": {"a\u0000b": 1}},
+            "records.0.props.a\u0000b",
+        ),
         (
             {"type": "node", "label": "Memory", "key": "x", "props": {"mixed": [1, "a"]}},
             "records.0.props.mixed",
@@ -201,3 +219,99 @@ def test_vectors_of_another_length_are_dropped_and_rebuilt(client: TestClient, s
     r = client.post(f"/v1/spaces/{space}/recall", json={"query": "Lisbon", "touch": False})
     assert r.status_code == 200, r.text
     assert [h["id"] for h in r.json()["results"]][:1] == ["v1"]
+
+
+# --- supersessions: an import refuses a malformed edge, reads survive stored junk ----------
+
+
+def _two_memories(space: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "node", "label": "Memory", "key": key,
+         "props": {"text": f"agent-x uses model {key}", "status": "active", "role": "user",
+                   "kind": "turn", "event_time": {"$datetime": "2026-05-01T00:00:00Z"}}}
+        for key in ("old", "new")
+    ]  # fmt: skip
+
+
+def _edge(props: Any) -> dict[str, Any]:
+    return {"type": "rel", "from_label": "Memory", "rel": "SUPERSEDES", "to_label": "Memory",
+            "from": "new", "to": "old", "props": props}  # fmt: skip
+
+
+def test_an_imported_supersedes_edge_needs_its_id(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    url = f"/v1/spaces/{space}/import"
+    for props, field in (
+        (None, "records.2.props.id"),
+        ({}, "records.2.props.id"),
+        ({"id": 0}, "records.2.props.id"),
+        ({"id": "s1", "at": "yesterday"}, "records.2.props.at"),
+        ({"id": "s1", "reason": None}, "records.2.props.reason"),
+    ):
+        body = {"records": [*_two_memories(space), _edge(props)]}
+        assert not _records_validator(document).is_valid(body), props
+        r = client.post(url, json=body)
+        assert r.status_code == 422 and r.json()["error"]["field"] == field, (props, r.text)
+    assert client.get(f"/v1/spaces/{space}/export/counts").json()["nodes"] == {}
+
+
+def test_an_imported_edge_with_only_its_id_reads_back(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    body = {"records": [*_two_memories(space), _edge({"id": "s1"})]}
+    assert _records_validator(document).is_valid(body)
+    assert client.post(f"/v1/spaces/{space}/import", json=body).status_code == 200
+    r = client.get(f"/v1/spaces/{space}/memories/old/timeline")
+    assert r.status_code == 200, r.text
+    edges = [e for m in r.json()["chain"] for e in m["supersedes"]]
+    assert [(e["id"], e["older"], e["valid_from"]) for e in edges] == [("s1", "old", None)]
+    r = client.get(f"/v1/spaces/{space}/supersessions")
+    assert r.status_code == 200 and [s["id"] for s in r.json()["supersessions"]] == ["s1"]
+
+
+def test_reads_leave_out_a_stored_edge_without_an_id(
+    client: TestClient, engine: Any, space: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = {"records": _two_memories(space)}
+    assert client.post(f"/v1/spaces/{space}/import", json=body).status_code == 200
+    # junk only a hand edit stores: no id nor times, a number for a reason
+    with engine.store.session() as s:
+        s.run(
+            "MATCH (n:Memory {space: $space, id: 'new'}), (o:Memory {space: $space, id: 'old'}) "
+            "CREATE (n)-[:SUPERSEDES {reason: 5}]->(o)",
+            space=space,
+        )
+    r = client.get(f"/v1/spaces/{space}/supersessions")
+    assert r.status_code == 200 and r.json()["supersessions"] == [], r.text
+    assert "malformed in the store" in caplog.text
+    r = client.get(f"/v1/spaces/{space}/memories/old/timeline")
+    assert r.status_code == 200, r.text
+    chain = r.json()["chain"]
+    assert sorted(m["id"] for m in chain) == ["new", "old"]
+    assert [e for m in chain for e in m["supersedes"]] == []  # a reason of the wrong type
+
+
+def test_a_null_category_offset_is_in_the_patch_schema_and_removes_it(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    patch = {"settings": {"gate": {"category_offsets": {"decision": None}}}}
+    assert _validator(document, "SpacePatch").is_valid(patch)
+    r = client.patch(
+        f"/v1/spaces/{space}", json={"settings": {"gate": {"category_offsets": {"decision": -0.1}}}}
+    )
+    assert r.status_code == 200, r.text
+    r = client.patch(f"/v1/spaces/{space}", json=patch)
+    assert r.status_code == 200, r.text
+    assert r.json()["settings"] == {"gate": {"category_offsets": {}}}
+
+
+def test_a_null_property_on_an_imported_node_is_a_422(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    for props, field in (({"ordinal": None}, "ordinal"), ({"x-extra": None}, "x-extra")):
+        body = {"records": [{"type": "node", "label": "Stage", "key": "st", "props": props}]}
+        assert not _records_validator(document).is_valid(body), props
+        r = client.post(f"/v1/spaces/{space}/import", json=body)
+        assert r.status_code == 422, r.text
+        assert r.json()["error"]["field"] == f"records.0.props.{field}", r.text

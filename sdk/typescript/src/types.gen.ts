@@ -556,7 +556,7 @@ export interface GateConfigPatch {
   salience_floor?: number | null;
   novelty_floor?: number | null;
   prediction_error_bypass?: number | null;
-  category_offsets?: Array<[string, number]> | Record<string, number> | null;
+  category_offsets?: Array<[string, number]> | Record<string, number | null> | null;
   merge_similarity?: number | null;
   merge_lexical?: number | null;
   novelty_context_chars?: number | null;
@@ -872,8 +872,8 @@ export interface ImportBatch {
   to_label: "Fact";
   from: string;
   to: string;
-  props?: {
-  id?: string;
+  props: {
+  id: string;
   kind?: string;
   reason?: string;
   by?: string;
@@ -896,7 +896,7 @@ export interface ImportBatch {
   $datetime: string;
 };
   [key: string]: unknown;
-} | null;
+};
 } | {
   type: "rel";
   from_label: "Memory";
@@ -971,8 +971,8 @@ export interface ImportBatch {
   to_label: "Memory";
   from: string;
   to: string;
-  props?: {
-  id?: string;
+  props: {
+  id: string;
   kind?: string;
   reason?: string;
   by?: string;
@@ -995,7 +995,7 @@ export interface ImportBatch {
   $datetime: string;
 };
   [key: string]: unknown;
-} | null;
+};
 } | {
   type: "rel";
   from_label: "Schema";
