@@ -42,6 +42,10 @@ def set_initial_password(
     instance: S.InstanceConfig, home: Path, java: Path, password: str, *, timeout: float = 120.0
 ) -> None:
     """``neo4j-admin dbms set-initial-password`` for a database that was never started."""
+    if password.startswith("-"):
+        raise ValueError(
+            "a Neo4j password must not start with '-' (neo4j-admin reads it as an option)"
+        )
     env = dict(
         os.environ,
         NEO4J_HOME=str(home),

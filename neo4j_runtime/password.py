@@ -22,6 +22,13 @@ def private_dir(path: Path) -> None:
         path.chmod(0o700)
 
 
+def new_password() -> str:
+    """A random password that neo4j-admin cannot mistake for an option (no leading '-')."""
+    while (password := secrets.token_urlsafe(24)).startswith("-"):
+        pass
+    return password
+
+
 def stored_password(base_dir: Path) -> str:
     """The instance's generated password, created on first use (owner-only file)."""
     path = password_path(base_dir)
@@ -30,7 +37,7 @@ def stored_password(base_dir: Path) -> str:
         with contextlib.suppress(FileExistsError):
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
-                out.write(secrets.token_urlsafe(24) + "\n")
+                out.write(new_password() + "\n")
     if path.stat().st_mode & 0o077:  # someone loosened it: the password is for the owner only
         path.chmod(0o600)
     password = path.read_text().strip()

@@ -10,6 +10,8 @@ import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.cypher import statements
+
 
 @pytest.fixture(scope="module")
 def document(client: TestClient) -> dict[str, Any]:
@@ -276,12 +278,9 @@ def test_reads_leave_out_a_stored_edge_without_an_id(
     body = {"records": _two_memories(space)}
     assert client.post(f"/v1/spaces/{space}/import", json=body).status_code == 200
     # junk only a hand edit stores: no id nor times, a number for a reason
-    with engine.store.session() as s:
-        s.run(
-            "MATCH (n:Memory {space: $space, id: 'new'}), (o:Memory {space: $space, id: 'old'}) "
-            "CREATE (n)-[:SUPERSEDES {reason: 5}]->(o)",
-            space=space,
-        )
+    statements(engine.store).write(
+        "consolidate/junk_supersession", space=space, new="new", old="old"
+    )
     r = client.get(f"/v1/spaces/{space}/supersessions")
     assert r.status_code == 200 and r.json()["supersessions"] == [], r.text
     assert "malformed in the store" in caplog.text
