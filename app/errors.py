@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,23 +70,27 @@ def may_have_committed(request: Request, exc: BaseException, unknown: bool) -> b
     return (unknown if said is None else said) or request_committed()
 
 
-def unavailable(
-    request: Request,
-    exc: BaseException,
-    code: str,
-    message: str,
-    *,
-    field: str | None = None,
-    status: int = 503,
-    retry_after: str = "1",
-    unknown: bool = False,
-) -> JSONResponse:
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """What a 503 (or 504) says: its code, message and field, its status, how many seconds
+    the caller should wait, and whether a write route's outcome is unknown when the failure
+    itself does not say (:func:`may_have_committed`)."""
+
+    code: str
+    message: str
+    field: str | None = None
+    status: int = 503
+    retry_after: str = "1"
+    unknown: bool = False
+
+
+def unavailable(request: Request, exc: BaseException, outage: Outage) -> JSONResponse:
     """A 503 (or 504) in the one shape, with ``Retry-After`` and ``may_have_committed``."""
-    committed = may_have_committed(request, exc, unknown)
+    committed = may_have_committed(request, exc, outage.unknown)
     return JSONResponse(
-        error_body(code, message, field, committed),
-        status_code=status,
-        headers={"Retry-After": retry_after},
+        error_body(outage.code, outage.message, outage.field, committed),
+        status_code=outage.status,
+        headers={"Retry-After": outage.retry_after},
     )
 
 
@@ -112,31 +118,39 @@ def _message_of(error: dict[str, Any]) -> str:
 
 
 def install(app: FastAPI) -> None:
-    @app.exception_handler(DomainError)
-    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
-        if exc.status in (503, 504):
-            wait = getattr(exc, "retry_after", None)  # a deadline says how long it allowed
-            return unavailable(
-                request,
-                exc,
-                exc.code,
-                exc.message,
-                field=exc.field,
-                status=exc.status,
-                retry_after=str(wait) if wait else "1",
-            )
-        return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=exc.status)
+    """Every failure answers in the one shape (a handler per kind; the most specific wins)."""
+    for exc_class, handler in _HANDLERS:
+        app.exception_handler(exc_class)(handler)
+    app.exception_handler(StarletteHTTPException)(_http_handler(app))
 
-    @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return _invalid(list(exc.errors()))
 
-    @app.exception_handler(ValidationError)
-    async def _model(_: Request, exc: ValidationError) -> JSONResponse:
-        """A domain model built inside a route (a recall request made from another body)."""
-        return _invalid([dict(e) for e in exc.errors()])
+async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+    if exc.status in (503, 504):
+        wait = getattr(exc, "retry_after", None)  # a deadline says how long it allowed
+        outage = Outage(
+            exc.code,
+            exc.message,
+            field=exc.field,
+            status=exc.status,
+            retry_after=str(wait) if wait else "1",
+        )
+        return unavailable(request, exc, outage)
+    return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=exc.status)
 
-    @app.exception_handler(StarletteHTTPException)
+
+async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    return _invalid(list(exc.errors()))
+
+
+async def _model(_: Request, exc: ValidationError) -> JSONResponse:
+    """A domain model built inside a route (a recall request made from another body)."""
+    return _invalid([dict(e) for e in exc.errors()])
+
+
+def _http_handler(app: FastAPI) -> Callable[..., Awaitable[JSONResponse]]:
+    """The handler of Starlette's HTTP errors; a 405 names every method ``app`` serves at
+    the path."""
+
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
         headers = dict(getattr(exc, "headers", None) or {})
@@ -149,39 +163,54 @@ def install(app: FastAPI) -> None:
             headers=headers or None,
         )
 
-    @app.exception_handler(GraphUnavailable)
-    async def _graph(request: Request, exc: GraphUnavailable) -> JSONResponse:
-        return unavailable(request, exc, "graph_unavailable", str(exc))
+    return _http
 
-    @app.exception_handler(ConstraintError)
-    async def _constraint(_: Request, exc: ConstraintError) -> JSONResponse:
-        """A uniqueness constraint caught a concurrent write the checks did not see."""
-        message = f"a concurrent request wrote the same ids: {exc.message or exc}"
-        return JSONResponse(error_body("conflict", message), status_code=409)
 
-    @app.exception_handler(Neo4jError)
-    @app.exception_handler(DriverError)
-    async def _driver(request: Request, exc: Exception) -> JSONResponse:
-        """Any other database or driver failure: the caller may retry; never a 500. Unless
-        the store said otherwise, a write route's outcome is unknown."""
-        log.warning("database error: %s", exc, exc_info=exc)
-        message = f"the database could not complete the request ({type(exc).__name__})"
-        return unavailable(request, exc, "graph_error", message, unknown=True)
+async def _graph(request: Request, exc: GraphUnavailable) -> JSONResponse:
+    return unavailable(request, exc, Outage("graph_unavailable", str(exc)))
 
-    @app.exception_handler(UnicodeEncodeError)
-    async def _surrogate(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
-        """Text that cannot be encoded (a lone UTF-16 surrogate) wherever it was sent."""
-        message = "the request contains text with a lone UTF-16 surrogate"
-        return JSONResponse(error_body("invalid_input", message), status_code=422)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        """The last resort: the documented JSON shape, never a stack trace."""
-        log.error("unhandled error", exc_info=exc)
-        return JSONResponse(
-            error_body("internal_error", "an unexpected error occurred; it has been logged"),
-            status_code=500,
-        )
+async def _constraint(_: Request, exc: ConstraintError) -> JSONResponse:
+    """A uniqueness constraint caught a concurrent write the checks did not see."""
+    message = f"a concurrent request wrote the same ids: {exc.message or exc}"
+    return JSONResponse(error_body("conflict", message), status_code=409)
+
+
+async def _driver(request: Request, exc: Exception) -> JSONResponse:
+    """Any other database or driver failure: the caller may retry; never a 500. Unless
+    the store said otherwise, a write route's outcome is unknown."""
+    log.warning("database error: %s", exc, exc_info=exc)
+    message = f"the database could not complete the request ({type(exc).__name__})"
+    return unavailable(request, exc, Outage("graph_error", message, unknown=True))
+
+
+async def _surrogate(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
+    """Text that cannot be encoded (a lone UTF-16 surrogate) wherever it was sent."""
+    message = "the request contains text with a lone UTF-16 surrogate"
+    return JSONResponse(error_body("invalid_input", message), status_code=422)
+
+
+async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    """The last resort: the documented JSON shape, never a stack trace."""
+    log.error("unhandled error", exc_info=exc)
+    return JSONResponse(
+        error_body("internal_error", "an unexpected error occurred; it has been logged"),
+        status_code=500,
+    )
+
+
+#: Each failure kind and its handler (Starlette's HTTP errors need the app: see install).
+_HANDLERS: tuple[tuple[type[Exception], Callable[..., Awaitable[JSONResponse]]], ...] = (
+    (DomainError, _domain),
+    (RequestValidationError, _validation),
+    (ValidationError, _model),
+    (GraphUnavailable, _graph),
+    (ConstraintError, _constraint),
+    (Neo4jError, _driver),
+    (DriverError, _driver),
+    (UnicodeEncodeError, _surrogate),
+    (Exception, _unexpected),
+)
 
 
 def allowed_methods(app: FastAPI, path: str) -> list[str]:

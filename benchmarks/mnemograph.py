@@ -208,9 +208,9 @@ class MnemographSystem:
             bar.close()
         seconds = time.perf_counter() - t0
         if schemas:
-            from pipelines.consolidate.runner import run_job
+            from pipelines.consolidate.runner import Runner, run_job
 
-            run_job(self.engine, space, "schemas", trigger="benchmark")
+            run_job(self.engine, space, "schemas", runner=Runner("benchmark"))
         pool = self.pool_size(space)
         return IngestStats(
             turns=turns,

@@ -16,7 +16,7 @@ from app.services import Services
 from mnemograph.client import AsyncClient
 from pipelines import browse, spaces
 from pipelines.assemble.request import ContextRequest
-from pipelines.consolidate import history, supersede
+from pipelines.consolidate import history, supersessions
 from pipelines.ingest.deadline import Deadline
 from pipelines.prompt.blocks import neutralize_controls
 from pipelines.recall.request import RecallRequest
@@ -81,9 +81,9 @@ class ServicesBackend:
         return {"id": memory_id, "deleted": deleted.model_dump()}
 
     async def correct(self, space: str, memory_id: str, content: str, reason: str) -> Json:
-        request = supersede.SupersedeRequest(content=content, reason=reason)
+        request = supersessions.SupersedeRequest(content=content, reason=reason)
         out = await anyio.to_thread.run_sync(
-            lambda: supersede.supersede_memory(
+            lambda: supersessions.supersede_memory(
                 self.s.engine, self.s.ingestor, space, memory_id, request
             )
         )

@@ -24,7 +24,7 @@ from app.schemas.jobs import (
 )
 from app.services import ServicesDep
 from pipelines import maintenance
-from pipelines.consolidate import merge, runner, supersede
+from pipelines.consolidate import merge, runner, supersessions
 from pipelines.errors import NotFound
 
 router = APIRouter(prefix="/v1/spaces/{space}", tags=["consolidation"])
@@ -36,7 +36,7 @@ def run_job(
 ) -> JobRun:
     """Run one consolidation job now (409 while another runner holds its lease)."""
     dry_run = body.dry_run if body is not None else None
-    return runner.run_job(services.engine, space, job, dry_run=dry_run, trigger="api")
+    return runner.run_job(services.engine, space, job, dry_run=dry_run, runner=runner.Runner("api"))
 
 
 @router.get("/jobs", response_model=JobRunList)
@@ -83,13 +83,15 @@ def supersede_memory(
     space: SpacePath, memory_id: IdPath, body: SupersedeRequest, services: ServicesDep
 ) -> SupersedeResult:
     """Retire a memory in favour of another memory or of new content (history kept)."""
-    return supersede.supersede_memory(services.engine, services.ingestor, space, memory_id, body)
+    return supersessions.supersede_memory(
+        services.engine, services.ingestor, space, memory_id, body
+    )
 
 
 @router.get("/memories/{memory_id}/timeline", response_model=Timeline)
 def memory_timeline(space: SpacePath, memory_id: IdPath, services: ServicesDep) -> Timeline:
     """The supersession chain a memory belongs to, oldest first."""
-    chain = supersede.memory_timeline(services.engine, space, memory_id)
+    chain = supersessions.memory_timeline(services.engine, space, memory_id)
     return Timeline(memory_id=memory_id, chain=chain)
 
 
@@ -101,7 +103,7 @@ def list_supersessions(
     skip: Skip = 0,
     limit: int = Query(50, ge=1, le=500),
 ) -> SupersessionList:
-    found = supersede.list_supersessions(services.engine, space, by, skip, limit)
+    found = supersessions.list_supersessions(services.engine, space, by, skip, limit)
     return SupersessionList(supersessions=found)
 
 
@@ -109,7 +111,7 @@ def list_supersessions(
 def get_supersession(
     space: SpacePath, supersession_id: IdPath, services: ServicesDep
 ) -> Supersession:
-    return supersede.get_supersession(services.engine, space, supersession_id)
+    return supersessions.get_supersession(services.engine, space, supersession_id)
 
 
 @router.post("/supersessions/{supersession_id}/revert", response_model=SupersessionReverted)
@@ -117,7 +119,7 @@ def revert_supersession(
     space: SpacePath, supersession_id: IdPath, services: ServicesDep
 ) -> SupersessionReverted:
     """Undo a supersession: the older memory and its facts get their prior status back."""
-    return supersede.revert_supersession(services.engine, space, supersession_id)
+    return supersessions.revert_supersession(services.engine, space, supersession_id)
 
 
 @router.get("/stages/{stage_id}/schema", response_model=StageSchema)

@@ -1,7 +1,7 @@
 """Request/response models for consolidation: jobs, merges, supersessions, stage schemas.
 
 The records are the domain's (:mod:`pipelines.consolidate.records`), returned as they are;
-the correction body is the domain's :class:`~pipelines.consolidate.supersede.SupersedeRequest`.
+the correction body is the domain's :class:`~pipelines.consolidate.supersessions.SupersedeRequest`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pipelines.consolidate.records import (
     SupersessionReverted,
     TimelineEntry,
 )
-from pipelines.consolidate.supersede import SupersedeRequest
+from pipelines.consolidate.supersessions import SupersedeRequest
 
 __all__ = [
     "JobName",

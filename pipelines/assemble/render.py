@@ -225,19 +225,7 @@ def budget_report(run: Run, lay: Layout, result: DecomposedPrompt) -> BudgetRepo
 
 
 def slot_reports(result: DecomposedPrompt) -> list[SlotReport]:
-    return [
-        SlotReport(
-            key=s.key,
-            priority=s.priority,
-            original_tokens=s.original_tokens,
-            input_tokens=s.input_tokens,
-            final_tokens=s.final_tokens,
-            retention=round(s.retention, 4),
-            share=s.share,
-            condenser=s.condenser,
-        )
-        for s in result.slots
-    ]
+    return [SlotReport.of(s) for s in result.slots]
 
 
 T = TypeVar("T")

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import MISSING, BaseModel, ConfigDict
 
+from pipelines.prompt import decomposer
+
 __all__ = [
     "AssemblyReport",
     "BudgetReport",
@@ -249,6 +251,13 @@ class SlotReport(_Report):
     retention: float
     share: int | None
     condenser: str | None
+
+    @classmethod
+    def of(cls, slot: decomposer.SlotReport) -> SlotReport:
+        """The decomposer's report of a slot as the response shows it: these fields of it
+        (not its content), the retention to four places."""
+        shown = {name: getattr(slot, name) for name in cls.model_fields}
+        return cls.model_validate({**shown, "retention": round(slot.retention, 4)})
 
 
 class AssemblyReport(_Report):

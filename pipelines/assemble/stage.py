@@ -198,26 +198,23 @@ class ModeChoice:
         return self.density.stages if self.density is not None else 0
 
 
+#: The flat preset's choice, whatever the counts (none are read).
+FORCED_FLAT = ModeChoice("flat", "flat recall requested (flat=true)", None)
+
+
 def choose_mode(run: Run, cache: DensityCache, flat: bool = False) -> ModeChoice:
-    """The density gate on the space's counts (``flat``: forced flat mode, reads none)."""
+    """The density gate on the space's counts (``flat``: :data:`FORCED_FLAT`, reads none)."""
     if flat:
-        return decide_mode(True, 0, 0, run.config, run.embedder.dimensions)
+        return FORCED_FLAT
     statuses = ["active", "superseded"] if run.with_superseded else ["active"]
     cfg = run.config
     row = cache.counts(run.store, run.space, statuses, run.as_of, cfg.density_cache_ttl_s)
-    return decide_mode(
-        False, int(row["memories"]), int(row["stages"]), cfg, run.embedder.dimensions
-    )
+    return decide_mode(int(row["memories"]), int(row["stages"]), cfg, run.embedder.dimensions)
 
 
-def decide_mode(
-    forced_flat: bool, memories: int, stages: int, config: AssemblyConfig, dimensions: int
-) -> ModeChoice:
+def decide_mode(memories: int, stages: int, config: AssemblyConfig, dimensions: int) -> ModeChoice:
     """Staged assembly only for corpora dense enough to need it
-    (:func:`~pipelines.assemble.stage_inference.density_gate`); ``forced_flat``: the flat
-    preset, whatever the counts."""
-    if forced_flat:
-        return ModeChoice("flat", "flat recall requested (flat=true)", None)
+    (:func:`~pipelines.assemble.stage_inference.density_gate`)."""
     decision = density_gate(memories, stages, config, dimensions=dimensions)
     density = Density(
         memories=memories,

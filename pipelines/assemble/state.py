@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -69,8 +69,8 @@ class AssemblyState:
 
     run: Run
     ablate: tuple[str, ...] = ()
-    mode: Mode = "staged"
     choice: ModeChoice | None = None
+    """The gates' choice of mode and why (staged until the mode gate has run)."""
     named: Stage | None = None
     how: str | None = None
     stage_report: StageReport | None = None
@@ -101,9 +101,15 @@ class AssemblyState:
     back: ReadBack | None = None
     response: ContextResponse | None = None
 
-    def go_flat(self, choice: ModeChoice, stage: StageReport | None) -> None:
-        """A gate chose flat mode (``choice`` says why); ``stage``: the stage left unused."""
-        self.mode, self.choice = "flat", choice
+    @property
+    def mode(self) -> Mode:
+        """The mode the steps run in: the gates' choice, staged before the mode gate."""
+        return self.choice.mode if self.choice is not None else "staged"
+
+    def go_flat(self, reason: str, stage: StageReport | None) -> None:
+        """A gate chose flat mode for ``reason``; ``stage``: the stage left unused."""
+        assert self.choice is not None, "the mode gate runs before the gates that go flat"
+        self.choice = replace(self.choice, mode="flat", reason=reason)
         self.stage_report = stage
 
 

@@ -8,7 +8,6 @@ by the modules the steps call; a step says what runs when, and what it hands on.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pipelines import maintenance
@@ -69,13 +68,13 @@ class ModeGate(AssemblyStep):
     flat: bool = False
 
     def run(self, state: AssemblyState) -> None:
-        state.choice = choose_mode(state.run, state.run.density, self.flat)
-        if state.choice.mode == "flat":
+        state.choice = choice = choose_mode(state.run, state.run.density, self.flat)
+        if choice.mode == "flat":
             unused = None
             if state.named is not None:
                 reason = "flat mode: the stage is not used"
                 unused = stage_report(state.named, str(state.how), False, reason)
-            state.go_flat(state.choice, unused)
+            state.go_flat(choice.reason, unused)
 
 
 class BudgetGate(AssemblyStep):
@@ -91,7 +90,7 @@ class BudgetGate(AssemblyStep):
         if state.named is None and why is not None and state.choice is not None:
             reason = "not inferred: the sections' budget is below inferred_stage_min_tokens"
             unused = stage_report(None, "none", False, reason)
-            state.go_flat(replace(state.choice, mode="flat", reason=why), unused)
+            state.go_flat(why, unused)
 
 
 class ReadsAhead(AssemblyStep):
@@ -168,7 +167,7 @@ class CurrentStage(AssemblyStep):
             if (why := confidence_gate(cfg, inference)) is not None and state.choice:
                 how = "inferred" if current else "none"
                 unused = stage_report(current, how, False, reasoning, vote, confidence)
-                state.go_flat(replace(state.choice, mode="flat", reason=why), unused)
+                state.go_flat(why, unused)
                 return
         else:
             current, reasoning, confidence = named, f"named by the caller ({how})", 1.0

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from pipelines.consolidate.config import JOB_NAMES
 from pipelines.consolidate.records import JobRun
-from pipelines.consolidate.runner import list_runs, run_full_pass, run_job
+from pipelines.consolidate.runner import Runner, list_runs, run_full_pass, run_job
 from pipelines.engine import Engine, EngineSettings
 from pipelines.errors import DomainError
 from pipelines.graph import GraphConfig
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             out = run_full_pass(engine, args.space, dry_run=args.dry_run)
         else:
             dry = True if args.dry_run else (False if args.apply else None)
-            out = run_job(engine, args.space, args.job, dry_run=dry, trigger="cli")
+            out = run_job(engine, args.space, args.job, dry_run=dry, runner=Runner("cli"))
     except DomainError as exc:
         print(json.dumps({"error": {"code": exc.code, "message": exc.message}}), file=sys.stderr)
         return 2

@@ -63,6 +63,10 @@ def _from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000.0, UTC)
 
 
+def _ms(value: int | None) -> float:
+    return value / 1000.0 if value is not None else float("inf")
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryInfo:
     id: str
@@ -265,25 +269,17 @@ class LexicalRecord:
     order: tuple[float, float, str]
     fresh: bool = True
 
-
-def lexical_record(
-    mid: str,
-    text: str,
-    *,
-    speaker: str | None = None,
-    role: str | None = None,
-    kind: str | None = None,
-    order: tuple[float, float, str] = (0.0, 0.0, ""),
-    fresh: bool = True,
-    same_speaker: bool = True,
-) -> LexicalRecord:
-    # The write gate's own profile (the rule near_duplicate applies), so blocking never
-    # disagrees with the final check.
-    prof = text_profile(text)
-    group: Any = (prof.names, prof.numbers, prof.negated)
-    if same_speaker:
-        group = (_speaker(speaker), role, kind, *group)
-    return LexicalRecord(mid, group, prof.normalised, prof.content, order, fresh)
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], same_speaker: bool = True) -> LexicalRecord:
+        """A ``consolidate/merge_rows`` row, ordered by event time, ingestion time, id."""
+        # The write gate's own profile (the rule near_duplicate applies), so blocking never
+        # disagrees with the final check.
+        prof = text_profile(row["text"] or "")
+        group: Any = (prof.names, prof.numbers, prof.negated)
+        if same_speaker:
+            group = (_speaker(row["speaker"]), row["role"], row["kind"], *group)
+        order = (_ms(row["event_ms"]), _ms(row["ingested_ms"]), row["id"])
+        return cls(row["id"], group, prof.normalised, prof.content, order, bool(row["fresh"]))
 
 
 def lexical_pairs(records: Sequence[LexicalRecord], threshold: float) -> set[tuple[str, str]]:
@@ -343,10 +339,6 @@ def lexical_pairs(records: Sequence[LexicalRecord], threshold: float) -> set[tup
     return out
 
 
-def _ms(value: int | None) -> float:
-    return value / 1000.0 if value is not None else float("inf")
-
-
 def run(ctx: JobContext) -> None:
     cfg = ctx.config.merge
     head = ctx.store.read("consolidate/merge_watermark", space=ctx.space)[0]
@@ -359,30 +351,38 @@ def run(ctx: JobContext) -> None:
     if not sizes["fresh"]:
         return  # nothing new since the last run: every pair was already considered
     rows = ctx.store.read("consolidate/merge_rows", space=ctx.space, watermark=watermark)
-    records = [
-        lexical_record(
-            r["id"],
-            r["text"] or "",
-            speaker=r["speaker"],
-            role=r["role"],
-            kind=r["kind"],
-            order=(_ms(r["event_ms"]), _ms(r["ingested_ms"]), r["id"]),
-            fresh=bool(r["fresh"]),
-            same_speaker=cfg.same_speaker,
-        )
-        for r in rows
-    ]
+    records = [LexicalRecord.from_row(r, cfg.same_speaker) for r in rows]
     pairs = lexical_pairs(records, cfg.lexical)
     ctx.counts["candidate_pairs"] = len(pairs)
     ctx.checkpoint("merge:candidates")
+    plans = plan_merges(_candidate_infos(ctx, rows, pairs), sorted(pairs), cfg, blocked)
+    ctx.counts["planned_merges"] = len(plans)
+    ctx.counts["planned_duplicates"] = sum(len(p.duplicates) for p in plans)
+    if ctx.dry_run:
+        for p in plans:
+            ctx.note({"canonical": p.canonical, "duplicates": list(p.duplicates)})
+        return
+    _apply(ctx, plans)
+    next_mark = (db_now or datetime.now(UTC)) - timedelta(seconds=cfg.recheck_margin_seconds)
+    spaces.write_locked(
+        ctx.store, ctx.space, "consolidate/merge_set_watermark", watermark=next_mark
+    )
+
+
+def _candidate_infos(
+    ctx: JobContext, rows: Sequence[Mapping[str, Any]], pairs: Iterable[tuple[str, str]]
+) -> dict[str, MemoryInfo]:
+    """The memories of the candidate pairs with their embeddings, read in batches (a memory
+    whose embedding is gone meanwhile is left out)."""
+    batch_size = ctx.config.merge.batch_size
     by_id = {r["id"]: r for r in rows}
     involved = sorted({i for p in pairs for i in p})
     infos: dict[str, MemoryInfo] = {}
-    for start in range(0, len(involved), cfg.batch_size):
+    for start in range(0, len(involved), batch_size):
         for r in ctx.store.read(
             "consolidate/merge_embeddings",
             space=ctx.space,
-            ids=involved[start : start + cfg.batch_size],
+            ids=involved[start : start + batch_size],
         ):
             if r["embedding"] is not None:
                 row = by_id[r["id"]]
@@ -394,15 +394,14 @@ def run(ctx: JobContext) -> None:
                         "embedding": r["embedding"],
                     }
                 )
-    plans = plan_merges(infos, sorted(pairs), cfg, blocked)
-    ctx.counts["planned_merges"] = len(plans)
-    ctx.counts["planned_duplicates"] = sum(len(p.duplicates) for p in plans)
-    if ctx.dry_run:
-        for p in plans:
-            ctx.note({"canonical": p.canonical, "duplicates": list(p.duplicates)})
-        return
-    for start in range(0, len(plans), cfg.write_batch):
-        batch = plans[start : start + cfg.write_batch]
+    return infos
+
+
+def _apply(ctx: JobContext, plans: Sequence[MergePlan]) -> None:
+    """Write the plans in transactions of ``write_batch``, noting each merge applied."""
+    write_batch = ctx.config.merge.write_batch
+    for start in range(0, len(plans), write_batch):
+        batch = plans[start : start + write_batch]
         applied = ctx.store.write_tx(
             partial(_apply_batch, space=ctx.space, plans=batch, now=ctx.now, by="job:merge")
         )
@@ -413,10 +412,6 @@ def run(ctx: JobContext) -> None:
                 {"merge_id": merge_id, "canonical": p.canonical, "duplicates": list(p.duplicates)}
             )
         ctx.checkpoint(f"merge:write:{start}")
-    next_mark = (db_now or datetime.now(UTC)) - timedelta(seconds=cfg.recheck_margin_seconds)
-    spaces.write_locked(
-        ctx.store, ctx.space, "consolidate/merge_set_watermark", watermark=next_mark
-    )
 
 
 # --------------------------------------------------------------------------- undo / read

@@ -27,6 +27,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -96,31 +97,40 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+@dataclass(frozen=True, slots=True)
+class Runner:
+    """Who runs a job and how its failure goes: the trigger its run record names, the lease
+    holder's name (a fresh one when ``None``), a hook each checkpoint calls (tests simulate a
+    crash with it), and whether a failed job's error propagates once its record is written."""
+
+    trigger: str = "api"
+    holder: str | None = None
+    failure_hook: FailureHook | None = None
+    raise_errors: bool = False
+
+
 def run_job(
     engine: Engine,
     space: str,
     job: str,
     *,
     dry_run: bool | None = None,
-    trigger: str = "api",
     now: datetime | None = None,
     config: ConsolidationConfig = DEFAULT_CONSOLIDATION_CONFIG,
-    failure_hook: FailureHook | None = None,
-    holder: str | None = None,
-    raise_errors: bool = False,
+    runner: Runner = Runner(),
 ) -> JobRun:
     """Run one job once in one space and return its run record.
 
     ``dry_run=None`` takes the job's default (a dry run for ``retention``, real otherwise).
     Raises :class:`~pipelines.errors.NotFound` for an unknown space or job and
     :class:`~pipelines.errors.Busy` when another runner holds the lease. A job that fails is
-    recorded with status ``failed`` and its error; with ``raise_errors`` the error propagates
-    after the record is written.
+    recorded with status ``failed`` and its error; with ``runner.raise_errors`` the error
+    propagates after the record is written.
     """
     fn = job_function(job)
     space_data = spaces.get(engine.store, space)
     cfg, policy = effective_config(config, space_data.get("settings"))
-    lease = _lease(engine, space, job, holder, cfg.runner.lease_ttl_seconds)
+    lease = _lease(engine, space, job, runner.holder, cfg.runner.lease_ttl_seconds)
     started = datetime.now(UTC)
     ctx = JobContext(
         engine=engine,
@@ -131,7 +141,7 @@ def run_job(
         config=cfg,
         retention=policy,
         lease=lease,
-        failure_hook=failure_hook,
+        failure_hook=runner.failure_hook,
         sample_size=cfg.runner.sample_size,
     )
     run_id = uuid.uuid4().hex
@@ -139,7 +149,7 @@ def run_job(
     with job_span(job, space, run_id) as outcome:
         try:
             lease.start_heartbeat(cfg.runner.heartbeat_seconds)
-            error = _recorded(ctx, fn, run_id, started, trigger, finish)
+            error = _recorded(ctx, fn, run_id, started, runner.trigger, finish)
             outcome("ok" if error is None else "failed")
         finally:
             try:
@@ -151,7 +161,7 @@ def run_job(
                 if finish:  # the run wrote its record (and maybe more): its outcome is unknown
                     mark(exc)
                 raise
-    if error is not None and raise_errors:
+    if error is not None and runner.raise_errors:
         raise error
     return get_run(engine, space, run_id)
 
@@ -268,7 +278,7 @@ def run_full_pass(
             _, policy = effective_config(config, spaces.get(engine.store, space).get("settings"))
             job_dry = not policy.apply
         run = run_job(
-            engine, space, job, dry_run=job_dry, trigger="full-pass", config=config, now=now
+            engine, space, job, dry_run=job_dry, now=now, config=config, runner=Runner("full-pass")
         )
         entries[job] = PassEntry(
             seconds=round(time.perf_counter() - t0, 3),

@@ -24,7 +24,7 @@ from pipelines.consolidate.config import (
     effective_config,
     parse_intervals,
 )
-from pipelines.consolidate.runner import run_job
+from pipelines.consolidate.runner import Runner, run_job
 from pipelines.engine import Engine
 from pipelines.errors import Busy, DomainError
 from pipelines.graph import to_native
@@ -128,7 +128,12 @@ class Scheduler:
                     dry = not policy.apply
                 try:
                     run = run_job(
-                        self.engine, sid, job, dry_run=dry, trigger="scheduler", config=self.config
+                        self.engine,
+                        sid,
+                        job,
+                        dry_run=dry,
+                        config=self.config,
+                        runner=Runner("scheduler"),
                     )
                     done.append((sid, job, run.status))
                     self.runs += 1

@@ -1,13 +1,14 @@
 """The parts of a stage schema (pure): the stage's inputs, how a text is read without its
-social talk (:class:`TextReader`), its key entities and its open questions. See
-:mod:`pipelines.consolidate.schemas` for the whole schema and the service around it."""
+social talk (:class:`TextReader`), its key entities, decisions, outcomes, open questions and
+highlights. See :mod:`pipelines.consolidate.schemas` for the whole schema and the service
+around it."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -23,7 +24,7 @@ from pipelines.ingest.salience import (
     is_name,
     name_forms,
 )
-from pipelines.ingest.text import match_tokens, split_sentences
+from pipelines.ingest.text import match_tokens, normalise_for_match, split_sentences
 from pipelines.recall.query import ends_with_question
 
 _QUESTION_WORDS = frozenset(
@@ -60,6 +61,16 @@ _TAG_QUESTION = re.compile(
 )
 #: Words a question does not ask about (see :func:`open_questions`).
 _NOT_ASKED = SOCIAL_ACTS | INTERJECTIONS | LIGHT_VERBS | GENERIC_NOUNS
+
+
+_OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
+_OUTCOME = re.compile(
+    r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
+    r"merged|published|passed|succeeded|won|achieved|graduated|adopted|signed|delivered|"
+    r"got the|got a|got my|works now|working now|turned out|ended up|managed to|accepted|"
+    r"approved|closed|raised|hired|bought|sold|moved|married|engaged|born)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,3 +226,70 @@ def find_open_questions(
         if not answered:
             open_q.append(f.text)
     return open_q
+
+
+def dedupe_keep_last(items: Sequence[str], limit: int) -> list[str]:
+    """The last ``limit`` of ``items`` with repeats (the same normalised text) folded into
+    their latest place; empty ones left out."""
+    seen: dict[str, str] = {}
+    for text in items:
+        key = normalise_for_match(text)
+        if key:
+            seen.pop(key, None)
+            seen[key] = text
+    values = list(seen.values())
+    return values[-limit:] if limit else []
+
+
+def stage_facts(
+    facts: Sequence[StageFact], position: Mapping[str, int], reader: TextReader
+) -> list[StageFact]:
+    """The facts of the stage's memories without their social clauses, in memory order;
+    a fact that is only social talk is left out."""
+    return sorted(
+        (
+            replace(f, text=reader.clean(f.text))
+            for f in facts
+            if f.memory_id in position and reader.clean(f.text)
+        ),
+        key=lambda f: (position[f.memory_id], f.id),
+    )
+
+
+def decisions_and_outcomes(
+    fact_list: Sequence[StageFact], config: SchemaConfig
+) -> tuple[list[str], list[str]]:
+    """The most recent decisions, and the most recent facts reporting a result that are
+    not already decisions."""
+    decisions = dedupe_keep_last(
+        [f.text for f in fact_list if f.category == "decision"], config.max_decisions
+    )
+    outcomes = dedupe_keep_last(
+        [
+            f.text
+            for f in fact_list
+            if f.category in _OUTCOME_CATEGORIES
+            and _OUTCOME.search(f.text)
+            and f.text not in decisions
+        ],
+        config.max_outcomes,
+    )
+    return decisions, outcomes
+
+
+def pick_highlights(
+    ordered: Sequence[StageMemory],
+    position: Mapping[str, int],
+    key_set: set[str],
+    reader: TextReader,
+    config: SchemaConfig,
+) -> list[str]:
+    """The most informative sentence of the memories that mention most key entities, then
+    say most; never one that is only social talk."""
+    informative = [m for m in ordered if reader.clean(m.text).strip()]
+    scored = sorted(
+        informative,
+        key=lambda m: (-len(set(m.entity_keys) & key_set), -reader.score(m.text), position[m.id]),
+    )
+    picked = (reader.highlight(m.text, config.highlight_words) for m in scored)
+    return list(dict.fromkeys(h for h in picked if h))[: config.max_highlights]

@@ -32,7 +32,6 @@ assembler calls it) and returns the cached schema when nothing changed.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -47,14 +46,17 @@ from pipelines.consolidate.schema_parts import (
     StageFact,
     StageMemory,
     TextReader,
+    decisions_and_outcomes,
+    dedupe_keep_last,
     find_open_questions,
     first_sentence,
+    pick_highlights,
     rank_key_entities,
+    stage_facts,
 )
 from pipelines.engine import Engine
 from pipelines.errors import NotFound
 from pipelines.ingest.salience import Salience, analyse, name_forms
-from pipelines.ingest.text import normalise_for_match
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -74,15 +76,6 @@ __all__ = [
 
 SCHEMA_VERSION = "2"
 
-_OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
-_OUTCOME = re.compile(
-    r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
-    r"merged|published|passed|succeeded|won|achieved|graduated|adopted|signed|delivered|"
-    r"got the|got a|got my|works now|working now|turned out|ended up|managed to|accepted|"
-    r"approved|closed|raised|hired|bought|sold|moved|married|engaged|born)\b",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class SchemaSummary:
@@ -101,17 +94,6 @@ class SchemaSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _dedupe_keep_last(items: Sequence[str], limit: int) -> list[str]:
-    seen: dict[str, str] = {}
-    for text in items:
-        key = normalise_for_match(text)
-        if key:
-            seen.pop(key, None)
-            seen[key] = text
-    values = list(seen.values())
-    return values[-limit:] if limit else []
 
 
 def _bounded(text: str, limit: int) -> str:
@@ -140,28 +122,9 @@ def build_schema(
     position = {m.id: i for i, m in enumerate(ordered)}
     speakers = sorted({m.speaker for m in ordered if m.speaker}, key=str.casefold)
     key_entities, key_set = rank_key_entities(ordered, entities, speakers, config)
-    fact_list = sorted(
-        (
-            replace(f, text=reader.clean(f.text))
-            for f in facts
-            if f.memory_id in position and reader.clean(f.text)
-        ),
-        key=lambda f: (position[f.memory_id], f.id),
-    )
-    decisions = _dedupe_keep_last(
-        [f.text for f in fact_list if f.category == "decision"], config.max_decisions
-    )
-    outcomes = _dedupe_keep_last(
-        [
-            f.text
-            for f in fact_list
-            if f.category in _OUTCOME_CATEGORIES
-            and _OUTCOME.search(f.text)
-            and f.text not in decisions
-        ],
-        config.max_outcomes,
-    )
-    open_questions = _dedupe_keep_last(
+    fact_list = stage_facts(facts, position, reader)
+    decisions, outcomes = decisions_and_outcomes(fact_list, config)
+    open_questions = dedupe_keep_last(
         find_open_questions(
             ordered,
             fact_list,
@@ -172,7 +135,7 @@ def build_schema(
         ),
         config.max_questions,
     )
-    highlights = _highlights(ordered, position, key_set, reader, config)
+    highlights = pick_highlights(ordered, position, key_set, reader, config)
     times = [m.time for m in ordered if m.time is not None]
     start, end = (min(times), max(times)) if times else (None, None)
     sessions = {m.session_id for m in ordered if m.session_id}
@@ -192,24 +155,6 @@ def build_schema(
     )
     text = _summary_text(summary, stage_name or stage_id)
     return replace(summary, summary=_bounded(text, config.max_summary_chars))
-
-
-def _highlights(
-    ordered: Sequence[StageMemory],
-    position: Mapping[str, int],
-    key_set: set[str],
-    reader: TextReader,
-    config: SchemaConfig,
-) -> list[str]:
-    """The most informative sentence of the memories that mention most key entities, then
-    say most; never one that is only social talk."""
-    informative = [m for m in ordered if reader.clean(m.text).strip()]
-    scored = sorted(
-        informative,
-        key=lambda m: (-len(set(m.entity_keys) & key_set), -reader.score(m.text), position[m.id]),
-    )
-    picked = (reader.highlight(m.text, config.highlight_words) for m in scored)
-    return list(dict.fromkeys(h for h in picked if h))[: config.max_highlights]
 
 
 def _summary_text(s: SchemaSummary, name: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from pipelines import spaces
 from pipelines.consolidate.config import JOB_NAMES
 from pipelines.consolidate.lease import acquire_lease
-from pipelines.consolidate.runner import list_runs, run_full_pass, run_job
+from pipelines.consolidate.runner import Runner, list_runs, run_full_pass, run_job
 from pipelines.errors import Busy, NotFound
 from pipelines.ingest.service import Ingestor, MemoryIn, SessionIn, TurnIn
 from tests.cypher import statements
@@ -231,7 +231,7 @@ def test_supersede_keeps_the_latest_truth_and_the_chain(engine, bio):
         "s2#1": "active",
         "s3#0": "active",
     }
-    from pipelines.consolidate.supersede import memory_timeline
+    from pipelines.consolidate.supersessions import memory_timeline
 
     chain = memory_timeline(engine, bio, "s3#0")
     assert [c.id for c in chain] == ["s2#0", "s3#0"]
@@ -273,7 +273,7 @@ def test_knowledge_update_latest_value_wins(engine, space):
         "c1": "superseded",
         "c2": "active",
     }
-    from pipelines.consolidate.supersede import memory_timeline
+    from pipelines.consolidate.supersessions import memory_timeline
 
     chain = memory_timeline(engine, space, "c0")
     assert [c.id for c in chain] == ["c0", "c1", "c2"]
@@ -513,7 +513,7 @@ def test_crash_then_rerun_completes_the_work(engine, topics, job, point):
         ingest(engine, ref, topic_sessions())
         ingest(engine, ref, BIOGRAPHY)
         run_job(engine, ref, job, now=NOW)
-        crashed = run_job(engine, topics, job, now=NOW, failure_hook=crash_at(point))
+        crashed = run_job(engine, topics, job, now=NOW, runner=Runner(failure_hook=crash_at(point)))
         assert crashed.status == "failed" and "simulated crash" in crashed.errors[0]
         # the lease was released, the next run completes
         done = run_job(engine, topics, job, now=NOW)

@@ -15,7 +15,7 @@ import pytest
 
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, RunnerConfig
 from pipelines.consolidate.lease import acquire_lease
-from pipelines.consolidate.runner import get_run, list_runs, run_job
+from pipelines.consolidate.runner import Runner, get_run, list_runs, run_job
 from pipelines.engine import Engine
 from pipelines.errors import Busy
 from pipelines.ingest.service import IngestResult
@@ -47,7 +47,9 @@ def test_the_heartbeat_keeps_a_live_runners_lease_past_its_ttl(engine: Engine, b
     result: dict[str, object] = {}
     runner = threading.Thread(
         target=lambda: result.update(
-            run_job(engine, bio, "decay", config=SHORT, failure_hook=slow_step).model_dump()
+            run_job(
+                engine, bio, "decay", config=SHORT, runner=Runner(failure_hook=slow_step)
+            ).model_dump()
         )
     )
     runner.start()
@@ -108,7 +110,13 @@ def test_a_runner_that_lost_its_lease_stops_at_its_next_checkpoint(
         assert acquire_lease(engine.store, bio, "decay", "runner-b", ttl_seconds=60) is not None
         time.sleep(1.5)  # a few heartbeats: runner-a's renewal finds runner-b's lease
 
-    run = run_job(engine, bio, "decay", config=SHORT, failure_hook=taken_over, holder="runner-a")
+    run = run_job(
+        engine,
+        bio,
+        "decay",
+        config=SHORT,
+        runner=Runner(holder="runner-a", failure_hook=taken_over),
+    )
     assert run.status == "failed"
     assert any("JobAborted" in e for e in run.errors)
     current = engine.store.read("consolidate/lease_get", space=bio, job="decay")
@@ -134,7 +142,9 @@ def test_concurrent_runners_of_one_job_never_both_run(engine: Engine, bio: str) 
         def attempt(barrier: threading.Barrier = barrier, outcomes: list[str] = outcomes) -> None:
             barrier.wait()
             try:
-                run = run_job(engine, bio, "decay", config=SHORT, failure_hook=working)
+                run = run_job(
+                    engine, bio, "decay", config=SHORT, runner=Runner(failure_hook=working)
+                )
                 status = str(run.status)
             except Busy:
                 status = "busy"

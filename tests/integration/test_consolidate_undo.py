@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from pipelines.consolidate.merge import list_merges, undo_merge
 from pipelines.consolidate.runner import run_job
-from pipelines.consolidate.supersede import (
+from pipelines.consolidate.supersessions import (
     SupersedeRequest,
     list_supersessions,
     memory_timeline,

@@ -20,7 +20,7 @@ from app.main import create_app
 from app.settings import Settings
 from pipelines.consolidate.config import DEFAULT_CONSOLIDATION_CONFIG, RunnerConfig
 from pipelines.consolidate.lease import acquire_lease
-from pipelines.consolidate.runner import get_run, run_job
+from pipelines.consolidate.runner import Runner, get_run, run_job
 from pipelines.engine import Engine, EngineSettings, Models
 from pipelines.errors import NotFound
 from pipelines.graph import GraphConfig, GraphStore, GraphUnavailable, Row, Tx, mark, tracking
@@ -270,7 +270,7 @@ def test_a_failed_lease_release_is_retried_with_the_runs_last_record(
 
     try:
         with pytest.raises(GraphUnavailable) as caught:
-            run_job(engine, space, "decay", config=config, failure_hook=die)
+            run_job(engine, space, "decay", config=config, runner=Runner(failure_hook=die))
         assert started, "the job never reached a checkpoint"
         assert caught.value.may_have_committed is True  # its run record was written
     finally:

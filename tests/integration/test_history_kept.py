@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 
 from pipelines import browse
 from pipelines.consolidate import history
-from pipelines.consolidate import supersede as sup_mod
+from pipelines.consolidate import supersessions as sup_mod
 from pipelines.consolidate.runner import run_job
-from pipelines.consolidate.supersede import (
+from pipelines.consolidate.supersessions import (
     SupersedeRequest,
 )
 from pipelines.engine import Engine

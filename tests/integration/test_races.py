@@ -186,7 +186,7 @@ def test_a_job_running_when_an_erasure_starts_writes_nothing_more(engine: Engine
     """A DELETE starts (the space is marked as being erased) at the job's first checkpoint,
     between two of its writes: every later write of the job is refused (the run fails), and
     once the erasure finishes nothing of the space remains."""
-    from pipelines.consolidate.runner import run_job
+    from pipelines.consolidate.runner import Runner, run_job
     from tests.cypher import statements
 
     space = f"erase-job-{uuid.uuid4().hex[:8]}"
@@ -201,7 +201,7 @@ def test_a_job_running_when_an_erasure_starts_writes_nothing_more(engine: Engine
             engine.store.write("spaces/mark_erasing", space=space)
             marked.append(label)
 
-    run = run_job(engine, space, job, failure_hook=erasure_starts)
+    run = run_job(engine, space, job, runner=Runner(failure_hook=erasure_starts))
     assert marked, f"{job} reached no checkpoint: the race was not run"
     assert run.status == "failed", (job, run)
     assert any("does not exist" in e for e in run.errors), run.errors
@@ -211,16 +211,16 @@ def test_a_job_running_when_an_erasure_starts_writes_nothing_more(engine: Engine
 
 
 def test_a_revert_is_refused_in_a_space_being_erased(engine: Engine) -> None:
-    from pipelines.consolidate import supersede
+    from pipelines.consolidate import supersessions
 
     space = f"erase-sup-{uuid.uuid4().hex[:8]}"
     spaces.create(engine.store, NewSpace(id=space))
     ingestor = Ingestor(engine)
     ingestor.ingest_session(space, session("s", 4))
-    request = supersede.SupersedeRequest(by_memory_id="s-t2", reason="moved")
-    done = supersede.supersede_memory(engine, ingestor, space, "s-t0", request)
+    request = supersessions.SupersedeRequest(by_memory_id="s-t2", reason="moved")
+    done = supersessions.supersede_memory(engine, ingestor, space, "s-t0", request)
     engine.store.write("spaces/mark_erasing", space=space)  # a DELETE in progress
     with pytest.raises(NotFound):
-        supersede.revert_supersession(engine, space, done.id)
+        supersessions.revert_supersession(engine, space, done.id)
     spaces.delete(engine.store, space)
     assert not any(spaces.counts(engine.store, space).values())

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi.testclient import TestClient
 
 from pipelines import browse
-from pipelines.consolidate.runner import run_job
+from pipelines.consolidate.runner import Runner, run_job
 from pipelines.engine import Engine
 from pipelines.errors import NotFound
 from pipelines.ingest.service import IngestResult
@@ -81,7 +81,11 @@ def test_a_later_sessions_stage_resolves_through_a_second_run(engine: Engine, sp
 def test_a_crash_half_way_loses_no_redirect(engine: Engine, space: str) -> None:
     handed = handed_out(ingest(engine, space, topic_sessions(rounds=3)))
     crashed = run_job(
-        engine, space, "communities", now=NOW, failure_hook=crash_at("communities:sessions:0")
+        engine,
+        space,
+        "communities",
+        now=NOW,
+        runner=Runner(failure_hook=crash_at("communities:sessions:0")),
     )
     assert crashed.status == "failed"
     assert run_job(engine, space, "communities", now=NOW).status == "ok"

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from pipelines.assemble.config import AssemblyConfig
 from pipelines.assemble.items import Stage
-from pipelines.assemble.stage import Inference, budget_gate, confidence_gate, decide_mode
+from pipelines.assemble.request import Run
+from pipelines.assemble.stage import (
+    FORCED_FLAT,
+    DensityCache,
+    Inference,
+    budget_gate,
+    choose_mode,
+    confidence_gate,
+    decide_mode,
+)
 
 CONFIG = AssemblyConfig()
 
 
 def test_a_dense_space_is_staged_and_the_counts_are_reported() -> None:
-    choice = decide_mode(False, 7_680, 40, CONFIG, 384)
+    choice = decide_mode(7_680, 40, CONFIG, 384)
     assert choice.mode == "staged" and choice.stage_count == 40
     assert choice.density is not None
     assert choice.density.as_dict() == {
@@ -24,17 +35,23 @@ def test_a_dense_space_is_staged_and_the_counts_are_reported() -> None:
 
 
 def test_small_or_sparse_spaces_are_flat_and_say_why() -> None:
-    small = decide_mode(False, 94, 5, CONFIG, 384)
+    small = decide_mode(94, 5, CONFIG, 384)
     assert small.mode == "flat" and "per embedding dimension" in small.reason
     assert small.density is not None and small.density.use_stages is False
-    sparse = decide_mode(False, 5_000, 1_000, CONFIG, 384)
+    sparse = decide_mode(5_000, 1_000, CONFIG, 384)
     assert sparse.mode == "flat" and "memories per stage" in sparse.reason
-    one = decide_mode(False, 5_000, 1, CONFIG, 384)
+    one = decide_mode(5_000, 1, CONFIG, 384)
     assert one.mode == "flat" and "1 stage(s)" in one.reason
 
 
+class _NoCounts:
+    def counts(self, *_: object) -> None:
+        raise AssertionError("forced flat mode reads no counts")
+
+
 def test_forced_flat_mode_reads_no_counts() -> None:
-    forced = decide_mode(True, 0, 0, CONFIG, 384)
+    forced = choose_mode(cast(Run, None), cast(DensityCache, _NoCounts()), flat=True)
+    assert forced is FORCED_FLAT
     assert forced.mode == "flat" and forced.density is None and forced.stage_count == 0
     assert forced.reason == "flat recall requested (flat=true)"
 

@@ -1,7 +1,6 @@
 """Size bars of the code a newcomer reads: no module over 500 lines, no function over 60 lines,
-no function over 7 parameters, and context assembly in at most 15 modules. Checked for the
-paths in :data:`CHECKED` (widen it to all of ``pipelines/`` and ``app/`` as they meet the
-bars)."""
+no function over 7 parameters, and context assembly in at most 15 modules. Checked for every
+module under :data:`CHECKED` (``pipelines/`` and ``app/``) outside :data:`EXCLUDED`."""
 
 from __future__ import annotations
 
@@ -10,7 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = ("pipelines/assemble", "pipelines/prompt")
+CHECKED = ("pipelines", "app")
+# recall, ingest and models are being brought under the bars; each leaves this as it meets them
+EXCLUDED = ("pipelines/recall", "pipelines/ingest", "pipelines/models")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 7
@@ -18,8 +19,11 @@ MAX_ASSEMBLE_MODULES = 15
 
 
 def _modules() -> Iterator[Path]:
+    excluded = [ROOT / path for path in EXCLUDED]
     for path in CHECKED:
-        yield from sorted((ROOT / path).rglob("*.py"))
+        for module in sorted((ROOT / path).rglob("*.py")):
+            if not any(module.is_relative_to(e) for e in excluded):
+                yield module
 
 
 def _functions(path: Path) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -71,3 +75,10 @@ def test_the_checks_see_what_they_count() -> None:
     (node,) = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
     assert _parameters(node) == 5
     assert (node.end_lineno or 0) - node.lineno + 1 == 3
+
+
+def test_every_module_outside_the_exclusions_is_checked() -> None:
+    checked = {p.relative_to(ROOT).as_posix() for p in _modules()}
+    assert {"app/errors.py", "pipelines/consolidate/supersede.py"} <= checked
+    assert not any(p.startswith(tuple(f"{e}/" for e in EXCLUDED)) for p in checked)
+    assert all((ROOT / path).is_dir() for path in EXCLUDED)  # an exclusion names real code

@@ -96,18 +96,11 @@ def test_absorbed_counters_and_restore():
 
 
 def test_lexical_blocking_is_exact_for_the_rule():
-    from pipelines.consolidate.merge import lexical_pairs, lexical_record
+    from pipelines.consolidate.merge import LexicalRecord, lexical_pairs
 
     def rec(mid, text, minute, speaker="Ann", fresh=True):
-        return lexical_record(
-            mid,
-            text,
-            speaker=speaker,
-            role="user",
-            kind="turn",
-            order=(float(minute), 0.0, mid),
-            fresh=fresh,
-        )
+        row = {"id": mid, "text": text, "speaker": speaker, "role": "user", "kind": "turn"}
+        return LexicalRecord.from_row({**row, "event_ms": minute, "ingested_ms": 0, "fresh": fresh})
 
     records = [
         rec("a", "I went to the support group yesterday and it was powerful", 1),
