@@ -232,14 +232,15 @@ class FusionConfig(_Section):
     #: pool carries no information for the query and is left out of the fusion (e.g. heat right
     #: after a bulk import, when every memory is equally hot).
     min_signal_spread: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1e-3
-    #: Per-query signal reliability (:func:`pipelines.recall.fusion.signal_reliability`):
+    #: Per-query signal reliability (:func:`pipelines.recall.steps.fuse.signal_reliability`):
     #: each content signal's weight is scaled by how far its best score stands above the
     #: rest of its top ``reliability_top_n`` relative to the other content signals; 0 turns
     #: it off.
     reliability_top_n: Annotated[int, Field(ge=0)] = 0
     #: Scale the session-level lifts (session documents, session late interaction) by how
     #: finely the selection pool splits into sessions against k
-    #: (:func:`pipelines.recall.fusion.session_resolution`): few large sessions, less lift.
+    #: (:func:`pipelines.recall.steps.session_documents.session_resolution`): few large
+    #: sessions, less lift.
     #: With ``selection.novelty_by_resolution``, in-process on kept spaces: BEAM-100K (3
     #: conversations, 54 questions) turn R@10 / MRR 0.870 / 0.521 -> 0.889 / 0.549; LoCoMo
     #: (6 conversations, 1,155) 0.847 / 0.576 -> 0.853 / 0.581, session 0.970 / 0.857 kept.
@@ -370,7 +371,7 @@ class SelectionConfig(_Section):
 
 class EchoesConfig(_Section):
     """The ``echoes`` step: a question turn that restates the query gives its place to the
-    turn that answers it (:mod:`pipelines.recall.echoes`)."""
+    turn that answers it (:mod:`pipelines.recall.steps.echoes`)."""
 
     #: Echoes are looked for among this many of the ranking's first candidates; 0 turns the
     #: step off. LoCoMo conversations 1-3 in process (preset full, k = 10, 495 questions),
@@ -387,7 +388,7 @@ class EchoesConfig(_Section):
 
 
 class AbstentionThresholds(_Section):
-    """The ``abstain`` step (:func:`pipelines.recall.abstain.decide_abstention`).
+    """The ``abstain`` step (:func:`pipelines.recall.steps.abstain.decide_abstention`).
 
     Similarities are raw cosine values (−1..1). The evidence score is a weighted mean of
     four features in [0, 1]; the weights need not sum to one (they are renormalised over

@@ -16,13 +16,13 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
-from pipelines.recall.chunks import ChunkSpan, explain_chunks, first_chunks
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS, RecallPreset
 from pipelines.recall.query import searchable_text
 from pipelines.recall.request import (
     DEFAULT_PRESET,
     MAX_QUERY_CHARS,
+    ChunkSpan,
     RecallFilters,
     RecallHit,
     RecallRequest,
@@ -32,6 +32,7 @@ from pipelines.recall.runner import Clock, run_steps
 from pipelines.recall.speakers import OPENING_PREFILTER, learned_names, speaker_forms
 from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
+from pipelines.recall.steps.chunks import explain_chunks, first_chunks
 
 __all__ = [
     "RecallFilters",

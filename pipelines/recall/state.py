@@ -11,10 +11,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pipelines.recall.abstain import AbstentionDecision
-from pipelines.recall.chunks import ChunkMatch
 from pipelines.recall.intent import Intent
-from pipelines.recall.request import RecallRequest
+from pipelines.recall.request import ChunkSpan, RecallRequest
 from pipelines.recall.time_expressions import TimeConstraint
 
 
@@ -68,6 +66,25 @@ def session_scope(request: RecallRequest) -> bool:
         and f.stages is None
         and (f.sessions is None or len(set(f.sessions)) > 1)
     )
+
+
+@dataclass
+class ChunkMatch:
+    """A chunk some signals found, with each one's raw score (vector: Neo4j's normalised
+    cosine; fulltext: BM25)."""
+
+    span: ChunkSpan
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionDecision:
+    """``confidence`` in [0.5, 1] is how far the evidence is from the decision boundary."""
+
+    abstain: bool
+    reason: str
+    confidence: float
+    evidence: float
 
 
 @dataclass
@@ -154,7 +171,7 @@ class Plan:
     first_person: bool = False
     #: the query asks for help with a task (standing instructions and preferences apply)
     task_like: bool = False
-    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.identifiers)
+    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.steps.identifiers)
     identifiers: tuple[str, ...] = ()
 
 

@@ -23,7 +23,6 @@ MAX_FUNCTION_LINES = 80
 SIZE_PENDING = frozenset(
     {
         "pipelines/recall/query.py",
-        "pipelines/recall/selection.py:mmr_select",
         "pipelines/recall/service.py",
         "pipelines/recall/service.py:recall",
     }

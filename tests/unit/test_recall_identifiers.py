@@ -1,11 +1,11 @@
-"""The identifier rule (pipelines.recall.identifiers): codes, hashes, paths, versions and
+"""The identifier rule (pipelines.recall.steps.identifiers): codes, hashes, paths, versions and
 code-style names are identifiers; numbers with units, dates and prose compounds are not."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipelines.recall.identifiers import (
+from pipelines.recall.steps.identifiers import (
     contains_identifier,
     find_identifiers,
     identifier_phrase,

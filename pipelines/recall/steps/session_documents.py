@@ -10,14 +10,16 @@ request bounded in time, restricted to stages or to one session
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pipelines import spaces
 from pipelines.recall.config import RecallConfig
-from pipelines.recall.fusion import session_rank_boost, session_resolution
 from pipelines.recall.query import scope_fulltext_query
 from pipelines.recall.state import Explanations, RecallState, session_scope
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.rerank import min_max_normalise
 
 
 class SessionRanking(RecallStep):
@@ -67,7 +69,7 @@ class SessionDocuments(RecallStep):
 
 
 def pool_resolution(state: RecallState, config: RecallConfig) -> float:
-    """The session resolution (:func:`~pipelines.recall.fusion.session_resolution`) of the
+    """The session resolution (:func:`session_resolution`) of the
     ranking's first ``selection.min_pool`` candidates against ``fusion.session_resolution_k``
     results: fixed sizes, so a recall's order does not depend on the k it asks for."""
     head = state.order[: config.selection.min_pool]
@@ -91,7 +93,7 @@ def session_lift(
     session_scores: dict[str, float] | None = None,
 ) -> Explanations:
     """Lift candidates by the rank of their session in ``ranking``
-    (:func:`~pipelines.recall.fusion.session_rank_boost`); explain each with its session's
+    (:func:`session_rank_boost`); explain each with its session's
     rank (and score, when the ranking came from scores)."""
     pool, before = state.pool, state.scores
     rank = {session_id: r for r, session_id in enumerate(ranking)}
@@ -112,3 +114,52 @@ def session_lift(
             notes[item_id] = entry | {"before": before[item_id], "after": score}
     state.set_ranking(boosted)
     return notes
+
+
+def session_resolution(sessions: Sequence[str | None], k: int) -> float:
+    """How finely the sessions of ``sessions`` (a ranking's head, one entry per candidate)
+    split it, against the ``k`` results asked for: ``min(1, n_eff / k)``, ``n_eff = 1 / Σ
+    pᵢ²`` the effective number of sessions (pᵢ: a session's share of the head; a candidate
+    without a session is a session of its own). A head spread over fewer sessions than the
+    results must hold several of each, so a session-level lift or a per-session novelty
+    charge says less about which turns to take; scaled by this, it fades to nothing as one
+    session takes the whole head."""
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if not sessions:
+        return 1.0
+    counts: dict[str, int] = {}
+    for n, session in enumerate(sessions):
+        key = f"s:{session}" if session is not None else f"c:{n}"
+        counts[key] = counts.get(key, 0) + 1
+    total = len(sessions)
+    effective = 1.0 / math.fsum((c / total) ** 2 for c in counts.values())
+    return min(1.0, effective / k)
+
+
+def session_rank_boost(
+    scored: Sequence[tuple[str, float]],
+    session_of: Mapping[str, str | None],
+    session_rank: Mapping[str, int],
+    weight: float,
+    rrf_k: int,
+) -> list[tuple[str, float]]:
+    """Lift candidates of the sessions a session-level search ranked high:
+    ``score_n + weight · (rrf_k + 1) / (rrf_k + 1 + rank)`` where ``score_n`` is the min-max
+    normalised score and ``rank`` (0-based) the rank of the candidate's session in
+    ``session_rank`` (BM25 over whole-session documents); a candidate without a session, or
+    of a session the search did not rank, gets no lift. The first-ranked session gets
+    ``weight``; ``rrf_k`` flattens the decay. ``weight = 0`` keeps the order. Stable."""
+    if not math.isfinite(weight) or weight < 0.0:
+        raise ValueError("weight must be finite and >= 0")
+    if rrf_k < 0:
+        raise ValueError("rrf_k must be >= 0")
+    if not scored or weight == 0.0 or not session_rank:
+        return list(scored)
+    norm = min_max_normalise([s for _, s in scored])
+    out = []
+    for (item_id, _), value in zip(scored, norm, strict=True):
+        rank = session_rank.get(session_of.get(item_id) or "")
+        lift = 0.0 if rank is None else (rrf_k + 1) / (rrf_k + 1 + rank)
+        out.append((item_id, value + weight * lift))
+    return sorted(out, key=lambda pair: -pair[1])

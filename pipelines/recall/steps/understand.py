@@ -21,7 +21,6 @@ from pipelines.recall.config import (
     QueryConfig,
     RecallConfig,
 )
-from pipelines.recall.identifiers import find_identifiers
 from pipelines.recall.intent import Intent, classify_intent
 from pipelines.recall.query import (
     STOP_WORDS,
@@ -36,6 +35,7 @@ from pipelines.recall.query import (
 from pipelines.recall.request import RecallRequest
 from pipelines.recall.state import Explanations, Plan, RecallState, SpaceProfile
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.identifiers import find_identifiers
 from pipelines.recall.time_expressions import TimeConstraint, resolve_time_expressions
 
 
