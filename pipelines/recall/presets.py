@@ -1,19 +1,22 @@
 """Search as configuration: a preset *is* the ordered list of recall steps, each with its
-parameters. The runner (:mod:`pipelines.recall.runner`) runs them in this order; how each
-step is tuned is its section of :class:`~pipelines.recall.config.RecallConfig`.
+parameters. The runner (:mod:`pipelines.recall.runner`) runs them in this order, which is
+their logic only: the round trips a step waits for are declared by the step (its ``reads``)
+and started by the runner as soon as their inputs exist, concurrently. How each step is
+tuned is its section of :class:`~pipelines.recall.config.RecallConfig`.
 
 The product presets (what a request can name, ``preset`` in the recall body):
 
 * ``full`` (the default): understand the query (intent, speakers named in it, time
-  expressions), send the embedding-free signals and the session-level search ahead, embed,
-  gather every signal's candidates (only those valid at ``as_of`` / ``known_at`` when
-  asked), fuse them (weighted RRF, boosts, the question prior),
-  look up the query's identifiers exactly (codes, ids, paths, versions), rerank, lift by
-  session documents, late interaction for memories and for sessions, a question turn that
-  restates the query put right below the turn that answers it (echoes), MMR
-  selection with session novelty, the replies to a summary request's best results, a place
-  for the best standing instruction or preference, time order for event-order questions
-  (``order="auto"``) after the exact identifier matches are put first, abstention, touch.
+  expressions), embed (the embedding-free signals and the session-level search are read
+  meanwhile, the standing statements beside the vector candidates), gather every signal's
+  candidates (only those valid at ``as_of`` / ``known_at`` when asked), fuse them (weighted
+  RRF, boosts, the question prior), look up the query's identifiers exactly (codes, ids,
+  paths, versions), rerank, lift by session documents, late interaction for memories and for
+  sessions, a question turn that restates the query put right below the turn that answers it
+  (echoes), MMR selection with session novelty, the replies to a summary request's best
+  results, a place for the best standing instruction or preference, time order for event-
+  order questions (``order="auto"``) after the exact identifier matches are put first,
+  abstention, touch.
 * ``fast``: ``full`` without late interaction (at either level): no token vectors read.
 * ``dense``: vector similarity only, for debugging.
 
@@ -31,7 +34,7 @@ from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_VECTOR
 from pipelines.recall.request import DEFAULT_PRESET, PresetName
 from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.base import RecallStep
-from pipelines.recall.steps.candidates import Candidates, LexicalAhead
+from pipelines.recall.steps.candidates import Candidates
 from pipelines.recall.steps.chunks import ChunkCandidates
 from pipelines.recall.steps.echoes import Echoes
 from pipelines.recall.steps.embed import Embed
@@ -43,9 +46,9 @@ from pipelines.recall.steps.order import Order
 from pipelines.recall.steps.replies import Replies
 from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
-from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
+from pipelines.recall.steps.session_documents import SessionDocuments
 from pipelines.recall.steps.session_late_interaction import SessionLateInteraction
-from pipelines.recall.steps.standing import Standing, StandingAhead, StandingSlots
+from pipelines.recall.steps.standing import Standing, StandingSlots
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
 from pipelines.recall.steps.validity import Validity
@@ -80,6 +83,10 @@ class RecallPreset(BaseModel):
             for kind in step.after:
                 if kind in kinds and kind not in before:
                     raise ValueError(f"step {step.kind!r} must come after {kind!r}")
+        reads = {r.name: r for s in self.steps for r in s.reads}
+        clash = set(reads) & set(kinds)
+        if clash:
+            raise ValueError(f"reads and steps share the names {sorted(clash)} (their timings)")
         return self
 
     def has(self, kind: str) -> bool:
@@ -122,10 +129,7 @@ FULL = RecallPreset(
     "novelty, a place for the best standing statement, time order for event-order questions.",
     steps=(
         Understand(signals=DEFAULT_SIGNALS, time_expressions=True, speakers=True),
-        LexicalAhead(),
-        SessionRanking(),
         Embed(),
-        StandingAhead(),
         Candidates(),
         Identifiers(),
         ChunkCandidates(),
@@ -165,7 +169,6 @@ def simple_preset(
         description=description,
         steps=(
             understand,
-            LexicalAhead(),
             Embed(),
             Candidates(),
             Identifiers(),

@@ -4,7 +4,6 @@ and everything read so far (:class:`RecallState`), plus the small value types it
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -186,12 +185,8 @@ class RecallState:
     #: the caller wants each result's embedding (the context assembler)
     with_embeddings: bool = False
     plan_: Plan | None = None
-    #: the embedding-free candidates, sent before the query is embedded
-    lexical: Future[list[Row]] | None = None
-    #: the session ranking (session documents): a call that returns it
-    session_ranking: Callable[[], list[str]] | None = None
-    #: the standing statements' candidate rows, sent ahead: a call that returns them
-    standing: Callable[[], list[Row]] | None = None
+    #: the round trips the runner started, by read name: a call that waits for each
+    reads: dict[str, Callable[[], Any]] = field(default_factory=dict)
     query_vector: np.ndarray | None = None
     query_tokens: np.ndarray | None = None
     pool: dict[str, Candidate] = field(default_factory=dict)

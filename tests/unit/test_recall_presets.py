@@ -11,6 +11,7 @@ from benchmarks.presets import BENCH_PRESETS, FULLTEXT, FUSED, FUSED_RERANK
 from pipelines.recall.config import DEFAULT_SIGNALS
 from pipelines.recall.presets import DENSE, FAST, FULL, PRESETS, RecallPreset
 from pipelines.recall.request import DEFAULT_PRESET, PresetName
+from pipelines.recall.steps.base import Read, after_understand
 from pipelines.recall.steps.candidates import Candidates
 from pipelines.recall.steps.fuse import Fuse
 from pipelines.recall.steps.rerank import Rerank
@@ -32,10 +33,7 @@ def test_the_product_presets_are_what_a_request_can_name() -> None:
 def test_full_runs_every_step_in_order() -> None:
     assert kinds(FULL) == [
         "understand",
-        "lexical_ahead",
-        "session_ranking",
         "embed",
-        "standing_ahead",
         "candidates",
         "identifiers",
         "chunks",
@@ -83,7 +81,7 @@ def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
     ]
     assert FULLTEXT.understand.signals == ("fulltext",)
     assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
-    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:8], "rerank", *kinds(FUSED)[8:]]
+    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:7], "rerank", *kinds(FUSED)[7:]]
     assert not any(p.has("select") for p in (FULLTEXT, FUSED, FUSED_RERANK))
     assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
     ablations = set(BENCH_PRESETS) - set(PRESETS)
@@ -116,6 +114,24 @@ def test_a_preset_checks_its_step_order() -> None:
         RecallPreset(
             name="x", description="x", steps=(Understand(), Candidates(), Fuse(), Select())
         )
+
+
+def test_the_steps_declare_the_reads_the_runner_starts_ahead() -> None:
+    declared = {r.name: s.kind for s in FULL.steps for r in s.reads}
+    assert declared == {
+        "lexical": "candidates",
+        "session_ranking": "session_documents",
+        "standing_statements": "standing",
+    }
+    assert {r.name for s in DENSE.steps for r in s.reads} == {"lexical"}
+
+
+def test_a_read_may_not_take_a_step_name() -> None:
+    class Clashing(Fuse):
+        reads = (Read("fuse", after_understand, lambda s, c: True, lambda s, c: None),)
+
+    with pytest.raises(ValidationError, match="share the names"):
+        RecallPreset(name="x", description="x", steps=(Understand(), Candidates(), Clashing()))
 
 
 def test_variants_derive_by_removing_or_replacing_steps() -> None:

@@ -1,71 +1,70 @@
-"""Steps ``session_ranking`` and ``session_documents``: lift the candidates of the
+"""Step ``session_documents``: lift the candidates of the
 conversation sessions that BM25 over whole-session documents ranks high
 (:mod:`pipelines.session_documents`). A session that covers the question's words across
 several turns is likely the conversation it asks about.
 
-``session_ranking`` sends the session-level search ahead (beside the candidates, with an
-executor); ``session_documents`` waits for it and lifts the ranking. Neither runs for a
-request bounded in time, restricted to stages or to one session
+The read ``session_ranking`` is the session-level search, started beside the candidates (on
+the executor when there is one); ``session_documents`` waits for it and lifts the ranking.
+Neither runs for a request bounded in time, restricted to stages or to one session
 (:func:`~pipelines.recall.state.session_scope`), or without full-text terms."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pipelines import spaces
 from pipelines.recall.config import RecallConfig
 from pipelines.recall.query import scope_fulltext_query
 from pipelines.recall.state import Explanations, RecallState, session_scope
-from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.base import Read, RecallStep, StepContext, after_understand
 from pipelines.recall.steps.rerank import min_max_normalise
 
 
-class SessionRanking(RecallStep):
-    kind: Literal["session_ranking"] = "session_ranking"
-    requires = ("understand",)
+def _ranking_wanted(state: RecallState, ctx: StepContext) -> bool:
+    return (
+        session_scope(state.request)
+        and ctx.config.session_documents.weight > 0.0
+        and bool(state.plan.fulltext)
+    )
 
-    def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        return (
-            session_scope(state.request)
-            and ctx.config.session_documents.weight > 0.0
-            and bool(state.plan.fulltext)
-        )
 
-    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        fulltext = state.plan.fulltext or ""
-        params = {
-            "space": ctx.space,
-            "fulltext": scope_fulltext_query(fulltext, spaces.fulltext_tag(ctx.space), "texts"),
-            "session_k": ctx.config.session_documents.k,
-        }
-        store = ctx.store
+def _ranking_call(state: RecallState, ctx: StepContext) -> Callable[[], list[str]]:
+    fulltext = state.plan.fulltext or ""
+    params = {
+        "space": ctx.space,
+        "fulltext": scope_fulltext_query(fulltext, spaces.fulltext_tag(ctx.space), "texts"),
+        "session_k": ctx.config.session_documents.k,
+    }
+    store = ctx.store
 
-        def read() -> list[str]:
-            rows = store.read("recall/session_ranking", **params)
-            return [r["session_id"] for r in rows]
+    def read() -> list[str]:
+        rows = store.read("recall/session_ranking", **params)
+        return [r["session_id"] for r in rows]
 
-        if ctx.executor is not None and ctx.config.candidates.concurrent_signals:
-            state.session_ranking = ctx.executor.submit(read).result
-        else:
-            state.session_ranking = read
-        return None
+    return read
+
+
+#: The session-level search (BM25 over whole-session documents), sent beside the candidates.
+SESSION_RANKING = Read[list[str]](
+    "session_ranking", after_understand, _ranking_wanted, _ranking_call
+)
 
 
 class SessionDocuments(RecallStep):
     kind: Literal["session_documents"] = "session_documents"
     explain_as = "session_document"
-    requires = ("session_ranking", "fuse")
+    requires = ("fuse",)
+    reads = (SESSION_RANKING,)
 
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        return bool(state.order) and state.session_ranking is not None
+        return bool(state.order) and SESSION_RANKING.started(state)
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        assert state.session_ranking is not None  # applies() checked it
         cfg = ctx.config.session_documents
         weight = lift_weight(state, cfg.weight, ctx.config)
-        return session_lift(state, state.session_ranking(), weight, cfg.rrf_k)
+        return session_lift(state, SESSION_RANKING.result(state) or [], weight, cfg.rrf_k)
 
 
 def pool_resolution(state: RecallState, config: RecallConfig) -> float:
