@@ -1,11 +1,13 @@
 """Every tunable of the recall (read) path: one frozen pydantic model, one section per step.
 
-A preset (:mod:`pipelines.recall.presets`) says *which* steps run and in what order; this
-model says *how* each step is tuned. No recall module hard-codes a number: a step reads its
-own section (``config.rerank``, ``config.late_interaction``, ...). The values are priors
-from the design sources (k = 60 for RRF, λ = 0.5 for MMR, a 0.55 reranker blend) recalibrated
-on LoCoMo where a comment says so; every one is a plain, validated field, so a benchmark can
-sweep it (``python -m benchmarks locomo --recall-set section.field=value``).
+A preset (:mod:`pipelines.recall.presets`) says *which* steps run and in what order, plus
+the fields of this model it runs with (its overlay); this model says *how* each step is
+tuned, the defaults being those of the ``full`` preset. No recall module hard-codes a
+number: a step reads its own section (``config.rerank``, ``config.late_interaction``, ...).
+The values are priors from the design sources (k = 60 for RRF, λ = 0.5 for MMR, a 0.55
+reranker blend) recalibrated on LoCoMo where a comment says so; every one is a plain,
+validated field, so a benchmark can sweep it (``python -m benchmarks locomo --recall-set
+section.field=value``).
 """
 
 from __future__ import annotations
@@ -92,6 +94,16 @@ class _Section(BaseModel):
 class QueryConfig(_Section):
     """The ``understand`` step: what is derived from the query text."""
 
+    #: The signals fused (the others get weight 0): some of :attr:`RecallConfig.signals`.
+    signals: tuple[str, ...] = DEFAULT_SIGNALS
+    #: Use the intent's weight profile; off: the semantic (balanced) profile always.
+    intent_profiles: bool = True
+    #: Resolve time expressions ("last March") against the question time: boosts and
+    #: candidate windows.
+    time_expressions: bool = True
+    #: Speakers named in the query: search the content without the names and boost the
+    #: memories those speakers said (and their conversations).
+    speakers: bool = True
     fulltext_max_terms: PositiveInt = 32
     fulltext_phrase_boost: Annotated[float, Field(ge=0.001, le=1000.0)] = 2.0
     #: What "recently" means, in days.
@@ -210,9 +222,9 @@ class FusionConfig(_Section):
     #: the speaker boost): in a space shared by many conversations, a question about
     #: Caroline is about the conversations she took part in.
     speaker_session_boost_factor: Factor = 3.0
-    #: Presets whose fuse step has ``question_prior``: a conversation turn that ends with a
-    #: question (:func:`pipelines.recall.query.ends_with_question`) is scaled by this; 1
-    #: keeps the order. On LoCoMo 22 % of the turns end with a question but 10.5 % of the
+    #: The question prior: a conversation turn that ends with a question
+    #: (:func:`pipelines.recall.query.ends_with_question`) is scaled by this; 1 keeps the
+    #: order (no prior). On LoCoMo 22 % of the turns end with a question but 10.5 % of the
     #: evidence turns do, and a question was the top result of 476 of 1,982 questions (49 of
     #: them evidence). Turn MRR by factor (1 / 0.85 / 0.7 / 0.55 / 0.4): 0.492 / 0.505 /
     #: 0.513 / 0.516 / 0.513, session MRR 0.767 / 0.774 / 0.770 / 0.762 / 0.758; 0.7
@@ -343,12 +355,12 @@ class SelectionConfig(_Section):
     #: needs room to reach other sessions: at k = 10 on LoCoMo, a pool of 50 instead of 30
     #: raised session R@10 from 0.969 to 0.975 (novelty 0.3).
     min_pool: PositiveInt = 50
-    #: Session novelty (a select step with ``session_novelty``): a candidate whose
-    #: conversation session already has a pick loses this much relevance (normalised to
-    #: [0, 1]), once; 0 turns it off. LoCoMo per conversation, turn R@10 / turn MRR /
-    #: session R@10 / session MRR by novelty (pool 30): 0: 0.872 / 0.601 / 0.953 / 0.841,
-    #: 0.2: 0.864 / 0.597 / 0.966 / 0.852, 0.3: 0.854 / 0.590 / 0.969 / 0.855; with the pool
-    #: of 50, 0.25: 0.857 / 0.590 / 0.972 / 0.857.
+    #: Session novelty (for requests across sessions, unless the request gives its own): a
+    #: candidate whose conversation session already has a pick loses this much relevance
+    #: (normalised to [0, 1]), once; 0 turns it off. LoCoMo per conversation, turn R@10 /
+    #: turn MRR / session R@10 / session MRR by novelty (pool 30): 0: 0.872 / 0.601 / 0.953
+    #: / 0.841, 0.2: 0.864 / 0.597 / 0.966 / 0.852, 0.3: 0.854 / 0.590 / 0.969 / 0.855; with
+    #: the pool of 50, 0.25: 0.857 / 0.590 / 0.972 / 0.857.
     session_novelty: UnitFloat = 0.25
     #: Scale session novelty likewise by the pool's session resolution (see
     #: ``fusion.session_lift_by_resolution``).
@@ -367,6 +379,13 @@ class SelectionConfig(_Section):
     #: in process, preset full: turn R@10 0.842 -> 0.848 (instruction following 0.775 ->
     #: 0.825), MRR unchanged; 2 / 3 slots: 0.845 / 0.839. LoCoMo: unchanged.
     standing_slots: NonNegativeInt = 1
+
+
+class OrderConfig(_Section):
+    """The ``order`` step: when the results are put in time order."""
+
+    #: ``order="auto"`` puts event-order questions in time order.
+    event_order: bool = True
 
 
 class EchoesConfig(_Section):
@@ -451,6 +470,7 @@ class RecallConfig(_Section):
         default_factory=SessionLateInteractionConfig
     )
     selection: SelectionConfig = Field(default_factory=SelectionConfig)
+    order: OrderConfig = Field(default_factory=OrderConfig)
     echoes: EchoesConfig = Field(default_factory=EchoesConfig)
     abstention: AbstentionThresholds = Field(default_factory=AbstentionThresholds)
 
@@ -469,6 +489,11 @@ class RecallConfig(_Section):
         if len(set(self.signals)) != len(self.signals) or not self.signals:
             raise ValueError("signals must be non-empty and unique")
         known = set(self.signals)
+        fused = self.query.signals
+        if not fused or len(set(fused)) != len(fused) or not set(fused) <= known:
+            raise ValueError(
+                f"query.signals must be unique and some of {list(self.signals)}, got {list(fused)}"
+            )
         missing = [intent for intent in Intent if intent not in self.intent_weights]
         if missing:
             raise ValueError(f"intent_weights lacks a profile for {missing}")

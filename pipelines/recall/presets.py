@@ -26,11 +26,13 @@ Experiments (the benchmark's ablations) build other presets from the same steps
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, SerializeAsAny, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
-from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_VECTOR
+from pipelines.errors import InvalidInput
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, SIGNAL_VECTOR, RecallConfig
 from pipelines.recall.request import DEFAULT_PRESET, PresetName
 from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.base import RecallStep
@@ -58,14 +60,17 @@ ESSENTIAL_STEPS = ("understand", "candidates", "fuse")
 
 
 class RecallPreset(BaseModel):
-    """A named, ordered list of recall steps. Frozen; derive variants with
-    :meth:`without` and :meth:`replacing`."""
+    """A named, ordered list of recall steps and the configuration they run with: the
+    engine's :class:`~pipelines.recall.config.RecallConfig` with ``config`` (nested
+    overrides, as :func:`~pipelines.overrides.merge_overrides` takes them) applied. Frozen;
+    derive variants with :meth:`without` and :meth:`with_config`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str
     steps: tuple[SerializeAsAny[RecallStep], ...]
+    config: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
@@ -87,16 +92,18 @@ class RecallPreset(BaseModel):
         clash = set(reads) & set(kinds)
         if clash:
             raise ValueError(f"reads and steps share the names {sorted(clash)} (their timings)")
+        try:
+            self.configured(DEFAULT_RECALL_CONFIG)
+        except InvalidInput as exc:
+            raise ValueError(f"{exc.field}: {exc}") from exc
         return self
+
+    def configured(self, base: RecallConfig) -> RecallConfig:
+        """``base`` with this preset's overrides (``base`` itself when it has none)."""
+        return merge_overrides(base, self.config, "config") if self.config else base
 
     def has(self, kind: str) -> bool:
         return any(s.kind == kind for s in self.steps)
-
-    @property
-    def understand(self) -> Understand:
-        step = next(s for s in self.steps if s.kind == "understand")
-        assert isinstance(step, Understand)
-        return step
 
     def needs_query_vector(self) -> bool:
         return any(s.needs_query_vector for s in self.steps)
@@ -107,19 +114,29 @@ class RecallPreset(BaseModel):
     def without(self, *kinds: str, name: str, description: str) -> RecallPreset:
         """This preset without the steps ``kinds``."""
         steps = tuple(s for s in self.steps if s.kind not in kinds)
-        return RecallPreset(name=name, description=description, steps=steps)
+        return RecallPreset(name=name, description=description, steps=steps, config=self.config)
 
-    def replacing(self, *steps: RecallStep, name: str, description: str) -> RecallPreset:
-        """This preset with each of ``steps`` in place of its step of the same kind."""
-        new = {s.kind: s for s in steps}
-        unknown = set(new) - {s.kind for s in self.steps}
-        if unknown:
-            raise ValueError(f"no step {sorted(unknown)} to replace")
+    def with_config(
+        self, overrides: dict[str, Any], *, name: str, description: str
+    ) -> RecallPreset:
+        """This preset with ``overrides`` merged into its configuration overrides."""
         return RecallPreset(
             name=name,
             description=description,
-            steps=tuple(new.get(s.kind, s) for s in self.steps),
+            steps=self.steps,
+            config=_deep_merged(self.config, overrides),
         )
+
+
+def _deep_merged(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``more`` applied, nested mappings key by key."""
+    out = dict(base)
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 FULL = RecallPreset(
@@ -128,25 +145,25 @@ FULL = RecallPreset(
     "documents, late interaction (memories and sessions), MMR selection with session "
     "novelty, a place for the best standing statement, time order for event-order questions.",
     steps=(
-        Understand(signals=DEFAULT_SIGNALS, time_expressions=True, speakers=True),
+        Understand(),
         Embed(),
         Candidates(),
         Identifiers(),
         ChunkCandidates(),
         Standing(),
         Validity(),
-        Fuse(question_prior=True),
+        Fuse(),
         Rerank(),
         SessionDocuments(),
         LateInteraction(),
         SessionLateInteraction(),
         Embeddings(),
         Echoes(),
-        Select(session_novelty=True),
+        Select(),
         Replies(),
         StandingSlots(),
         ExactFirst(),
-        Order(event_order=True),
+        Order(),
         Abstain(),
         Touch(),
     ),
@@ -159,16 +176,27 @@ FAST = FULL.without(
 )
 
 
+#: What the simple presets leave out of the query's understanding and the fusion: time
+#: expressions, the speakers the query names, the question prior, event order on ``auto``.
+SIMPLE_CONFIG: dict[str, Any] = {
+    "query": {"time_expressions": False, "speakers": False},
+    "fusion": {"question_turn_factor": 1.0},
+    "order": {"event_order": False},
+}
+
+
 def simple_preset(
-    name: str, description: str, understand: Understand, *extra: RecallStep
+    name: str, description: str, config: dict[str, Any], *extra: RecallStep
 ) -> RecallPreset:
     """A preset without the session, late-interaction and selection steps: the query's
-    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention."""
+    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention;
+    :data:`SIMPLE_CONFIG` with ``config`` over it."""
     return RecallPreset(
         name=name,
         description=description,
+        config=_deep_merged(SIMPLE_CONFIG, config),
         steps=(
-            understand,
+            Understand(),
             Embed(),
             Candidates(),
             Identifiers(),
@@ -188,7 +216,7 @@ def simple_preset(
 DENSE = simple_preset(
     "dense",
     "Vector similarity only (for debugging).",
-    Understand(signals=(SIGNAL_VECTOR,), intent_profiles=False),
+    {"query": {"signals": [SIGNAL_VECTOR], "intent_profiles": False}},
 )
 
 #: The presets a request can name.

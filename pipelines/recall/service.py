@@ -33,6 +33,7 @@ from pipelines.recall.speakers import OPENING_PREFILTER, learned_names, speaker_
 from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
 from pipelines.recall.steps.chunks import explain_chunks, first_chunks
+from pipelines.recall.steps.understand import vector_text
 
 __all__ = [
     "RecallFilters",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 _MAX_CACHED_SCOPES = 4_096
+_MAX_CACHED_PRESETS = 64
 #: Threads :func:`open_recaller` gives a Recaller: a worker only waits for Neo4j.
 SIGNAL_THREADS = 8
 
@@ -73,6 +75,8 @@ class Recaller:
         self._profiles: dict[str, SpaceProfile] = {}
         # (space, stage ids) -> (memories in those stages, expiry): the exact-scan choice
         self._scope_sizes: dict[tuple[str, tuple[str, ...]], tuple[int, float]] = {}
+        # id(preset) -> (the preset, this Recaller's configuration with its overrides)
+        self._configs: dict[int, tuple[RecallPreset, RecallConfig]] = {}
         self._lock = threading.Lock()
 
     def recall(
@@ -100,7 +104,7 @@ class Recaller:
             profile=self._profile(space),
             with_embeddings=with_embeddings,
         )
-        run_steps(chosen.steps, state, self._context(space), clock)
+        run_steps(chosen.steps, state, self._context(space, self._config_of(chosen)), clock)
         return self._response(space, state)
 
     def vector_text(
@@ -116,12 +120,27 @@ class Recaller:
         if not cleaned:
             return ""
         chosen = PRESETS[preset] if isinstance(preset, str) else preset
-        return chosen.understand.vector_text(cleaned, self._profile(space), self.config)
+        return vector_text(cleaned, self._profile(space), self._config_of(chosen))
 
-    def _context(self, space: str) -> StepContext:
+    def _config_of(self, preset: RecallPreset) -> RecallConfig:
+        """This Recaller's configuration with ``preset``'s overrides, merged once per preset."""
+        if not preset.config:
+            return self.config
+        with self._lock:
+            cached = self._configs.get(id(preset))
+        if cached is not None and cached[0] is preset:
+            return cached[1]
+        config = preset.configured(self.config)
+        with self._lock:
+            if len(self._configs) >= _MAX_CACHED_PRESETS:
+                self._configs.clear()
+            self._configs[id(preset)] = (preset, config)
+        return config
+
+    def _context(self, space: str, config: RecallConfig) -> StepContext:
         return StepContext(
             space=space,
-            config=self.config,
+            config=config,
             store=self.engine.store,
             embedder=self.embedder,
             reranker=self.engine.models.reranker,

@@ -2,8 +2,8 @@
 
 Heat and recency rank the pool the content signals found (a signal that hardly varies over
 it is dropped); then candidates inside a time window the query names, said by a speaker it
-names, or from the conversations those speakers took part in are boosted, and (with
-``fusion.question_prior``) conversation turns that end by asking a question are scaled down.
+names, or from the conversations those speakers took part in are boosted, and conversation
+turns that end by asking a question are scaled down (``fusion.question_turn_factor``).
 
 Pure algorithms:
 
@@ -53,15 +53,9 @@ _CONTEXT_SIGNALS = (SIGNAL_HEAT, SIGNAL_RECENCY)
 class Fuse(RecallStep):
     kind: Literal["fuse"] = "fuse"
     requires = ("understand", "candidates")
-    #: Scale down conversation turns that end by asking a question
-    #: (``fusion.question_turn_factor``): a question asks for information and rarely holds
-    #: it; the answer does. Other kinds of memory (a note that asks something) are left alone.
-    question_prior: bool = False
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        fused, notes, speaker_match = fuse(
-            state.pool, state.plan, ctx.config, self.question_prior, state.explaining
-        )
+        fused, notes, speaker_match = fuse(state.pool, state.plan, ctx.config, state.explaining)
         state.set_ranking(fused)
         state.speaker_match = speaker_match
         return notes
@@ -109,7 +103,6 @@ def fuse(
     pool: dict[str, Candidate],
     plan: Plan,
     config: RecallConfig,
-    question_prior: bool,
     explain: bool,
 ) -> tuple[list[tuple[str, float]], Explanations, float | None]:
     """The fused ranking, its explanations (when ``explain``), and the share of the best
@@ -119,7 +112,7 @@ def fuse(
     weights = signal_weights(pool, plan, config, signal_rankings)
     fused = weighted_rrf(signal_rankings, weights, config.fusion.rrf_k)
     boosted = Boosts([(f.id, f.score) for f in fused])
-    speaker_match = apply_boosts(boosted, pool, plan, config, question_prior)
+    speaker_match = apply_boosts(boosted, pool, plan, config)
     notes = explain_fusion(fused, pool, weights, boosted.applied) if explain else {}
     return boosted.ranking, notes, speaker_match
 
@@ -143,11 +136,12 @@ def apply_boosts(
     pool: dict[str, Candidate],
     plan: Plan,
     config: RecallConfig,
-    question_prior: bool,
 ) -> float | None:
     """Boost, in this order: the query's time windows, its speakers (their turns, then their
-    conversations), the asker's own turns, and scale down turns that ask a question; return
-    the speaker share measured before the speaker boost."""
+    conversations), the asker's own turns, and scale down conversation turns that end by
+    asking a question (the question prior: a question asks for information and rarely holds
+    it; the answer does; a note that asks something is left alone); return the speaker share
+    measured before the speaker boost."""
     cfg = config.fusion
     if plan.windows:
         in_window = {
@@ -180,7 +174,7 @@ def apply_boosts(
         own = {c.id for c in pool.values() if c.role == "user"}
         if own and len(own) < len(pool):
             boosted.boost(own, cfg.first_person_user_factor, "first_person")
-    if question_prior and cfg.question_turn_factor != 1.0:
+    if cfg.question_turn_factor != 1.0:
         asking = {c.id for c in pool.values() if c.kind == "turn" and ends_with_question(c.text)}
         if asking:
             boosted.boost(asking, cfg.question_turn_factor, "question")

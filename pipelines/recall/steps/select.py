@@ -29,9 +29,6 @@ class Select(RecallStep):
     optional = True
     explain_as = "selection"
     requires = ("embeddings",)
-    #: Charge session novelty (``selection.session_novelty``, or the request's own) for
-    #: requests across sessions (:func:`~pipelines.recall.state.session_scope`).
-    session_novelty: bool = False
 
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
         return bool(state.order)
@@ -45,7 +42,7 @@ class Select(RecallStep):
             emb = state.embeddings.get(item_id)
             if emb is not None and emb.shape == (dims,):
                 matrix[row] = emb
-        novelty = self.novelty(state, cfg.session_novelty)
+        novelty = session_novelty(state, cfg.session_novelty)
         if novelty > 0.0 and cfg.novelty_by_resolution:
             novelty *= pool_resolution(state, ctx.config)
         picks = mmr_select(
@@ -70,12 +67,15 @@ class Select(RecallStep):
                 }
         return notes
 
-    def novelty(self, state: RecallState, default: float) -> float:
-        """The session novelty charged for this request (0: none)."""
-        if not self.session_novelty or not session_scope(state.request):
-            return 0.0
-        own = state.request.session_novelty
-        return default if own is None else own
+
+def session_novelty(state: RecallState, default: float) -> float:
+    """The session novelty charged for this request: the request's own, else ``default``
+    (``selection.session_novelty``), for requests across sessions only
+    (:func:`~pipelines.recall.state.session_scope`); 0: none."""
+    if not session_scope(state.request):
+        return 0.0
+    own = state.request.session_novelty
+    return default if own is None else own
 
 
 T = TypeVar("T")
