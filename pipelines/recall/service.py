@@ -44,11 +44,6 @@ __all__ = [
     "open_recaller",
 ]
 
-_MAX_CACHED_SCOPES = 4_096
-_MAX_CACHED_PRESETS = 64
-#: Threads :func:`open_recaller` gives a Recaller: a worker only waits for Neo4j.
-SIGNAL_THREADS = 8
-
 
 class Recaller:
     """Read-path service. Thread-safe; caches only each non-empty space's size and speaker
@@ -132,7 +127,7 @@ class Recaller:
             return cached[1]
         config = preset.configured(self.config)
         with self._lock:
-            if len(self._configs) >= _MAX_CACHED_PRESETS:
+            if len(self._configs) >= self.config.max_cached_presets:
                 self._configs.clear()
             self._configs[id(preset)] = (preset, config)
         return config
@@ -219,7 +214,11 @@ class Recaller:
             long_memories=int(row["long_memories"]),
             chunks=int(row["chunks"]),
             total_chunks=int(row["total_chunks"]),
-            forms=speaker_forms(speakers, self._learned_names(space) if speakers else None),
+            forms=speaker_forms(
+                speakers,
+                self._learned_names(space) if speakers else None,
+                self.config.speaker_alias_min_chars,
+            ),
         )
         if profile.size:  # an empty (or unknown) space is about to change: never cached
             with self._lock:
@@ -237,7 +236,9 @@ class Recaller:
             limit=self.config.max_speaker_openings,
         )
         return learned_names(
-            (r["speakers"], speaker, text) for r in rows for speaker, text in r["openings"]
+            ((r["speakers"], speaker, text) for r in rows for speaker, text in r["openings"]),
+            self.config.speaker_name_min_addresses,
+            self.config.speaker_name_min_share,
         )
 
     def _stage_scope_size(self, space: str, stages: Sequence[str]) -> int:
@@ -252,7 +253,7 @@ class Recaller:
         rows = self.engine.store.read("recall/stage_scope_size", space=space, stages=list(stages))
         size = int(rows[0]["size"]) if rows else 0
         with self._lock:
-            if len(self._scope_sizes) >= _MAX_CACHED_SCOPES:
+            if len(self._scope_sizes) >= self.config.max_cached_stage_scopes:
                 self._scope_sizes.clear()
             self._scope_sizes[key] = (size, now + self.config.space_profile_ttl_s)
         return size
@@ -262,9 +263,11 @@ def open_recaller(
     engine: Engine,
     config: RecallConfig = DEFAULT_RECALL_CONFIG,
     *,
-    threads: int = SIGNAL_THREADS,
+    threads: int | None = None,
 ) -> tuple[Recaller, Callable[[], None]]:
-    """A Recaller with its own executor for the round trips it sends ahead, and the call
-    that shuts that executor down (tests, benchmarks, scripts)."""
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="recall-signals")
+    """A Recaller with its own executor (``threads``, default ``config.signal_threads``) for
+    the round trips it sends ahead, and the call that shuts that executor down (tests,
+    benchmarks, scripts)."""
+    workers = config.signal_threads if threads is None else threads
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="recall-signals")
     return Recaller(engine, config, executor=pool), pool.shutdown

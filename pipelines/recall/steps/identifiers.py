@@ -40,15 +40,12 @@ import re
 from typing import Literal
 
 from pipelines import spaces
-from pipelines.recall.config import SIGNAL_FULLTEXT
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, SIGNAL_FULLTEXT
 from pipelines.recall.query import scope_fulltext_query
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
 from pipelines.recall.time_expressions import DATE_RE
-
-#: Memories read per identifier (an identifier shared by more is no lookup key).
-EXACT_FETCH = 50
 
 
 class Identifiers(RecallStep):
@@ -70,8 +67,8 @@ class Identifiers(RecallStep):
                 {"lucene": scope_fulltext_query(identifier_phrase(i), tag), "needle": i.lower()}
                 for i in idents
             ],
-            fetch=EXACT_FETCH,
-            k=EXACT_FETCH,
+            fetch=ctx.config.candidates.identifier_fetch,
+            k=ctx.config.candidates.identifier_fetch,
         )
         exact: dict[str, list[str]] = {}
         kept = []
@@ -137,8 +134,6 @@ _FILE_EXT = re.compile(r"[\w\-]+\.(?:py|js|ts|tsx|jsx|go|rs|java|c|h|cpp|hpp|rb|
                        r"yaml|yml|toml|ini|cfg|txt|csv|sql|html|css|xml|lock|log|conf)",
                        re.IGNORECASE)  # fmt: skip
 _KEBAB = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
-#: Maximum identifiers taken from one query (each costs a full-text lookup).
-MAX_IDENTIFIERS = 8
 
 
 def _strip(raw: str) -> str:
@@ -177,9 +172,11 @@ def _is_path(token: str) -> bool:
     return rooted or len(parts) >= 3 or "." in parts[-1].strip(".")
 
 
-def find_identifiers(query: str) -> list[str]:
+def find_identifiers(
+    query: str, limit: int = DEFAULT_RECALL_CONFIG.query.max_identifiers
+) -> list[str]:
     """The identifier-like tokens of ``query`` as written, in order, de-duplicated
-    case-insensitively, at most :data:`MAX_IDENTIFIERS`."""
+    case-insensitively, at most ``limit`` (each costs a full-text lookup)."""
     found: list[str] = []
     seen: set[str] = set()
     for raw in query.split():
@@ -187,7 +184,7 @@ def find_identifiers(query: str) -> list[str]:
         if token and is_identifier(token) and token.casefold() not in seen:
             seen.add(token.casefold())
             found.append(token)
-    return found[:MAX_IDENTIFIERS]
+    return found[:limit]
 
 
 def contains_identifier(text: str, identifier: str) -> bool:

@@ -78,7 +78,7 @@ def plan(request: RecallRequest, profile: SpaceProfile, config: RecallConfig) ->
         pool=max(pool, request.k),
         intent=intent,
         weights=weights,
-        keywords=extract_keywords(content),
+        keywords=extract_keywords(content, cfg.keyword_min_chars),
         fulltext=fulltext,
         entity_keys=keys,
         query_speakers=query_speakers,
@@ -86,7 +86,7 @@ def plan(request: RecallRequest, profile: SpaceProfile, config: RecallConfig) ->
         now=now,
         first_person=first_person(query),
         task_like=task_request(query),
-        identifiers=tuple(find_identifiers(query)),
+        identifiers=tuple(find_identifiers(query, cfg.max_identifiers)),
     )
 
 

@@ -1,14 +1,5 @@
-"""Every tunable of the recall (read) path: one frozen pydantic model, one section per step.
-
-A preset (:mod:`pipelines.recall.presets`) says *which* steps run and in what order, plus
-the fields of this model it runs with (its overlay); this model says *how* each step is
-tuned, the defaults being those of the ``full`` preset. No recall module hard-codes a
-number: a step reads its own section (``config.rerank``, ``config.late_interaction``, ...).
-The values are priors from the design sources (k = 60 for RRF, λ = 0.5 for MMR, a 0.55
-reranker blend) recalibrated on LoCoMo where a comment says so; every one is a plain,
-validated field, so a benchmark can sweep it (``python -m benchmarks locomo --recall-set
-section.field=value``).
-"""
+"""The sections of :class:`~pipelines.recall.config.RecallConfig`: one model per step (and
+the value types and signal names they share)."""
 
 from __future__ import annotations
 
@@ -16,8 +7,6 @@ import math
 from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from pipelines.recall.intent import Intent
 
 Weight = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
@@ -44,39 +33,6 @@ DEFAULT_SIGNALS: tuple[str, ...] = (
 )
 
 
-def _profile(
-    vector: float, fulltext: float, entity: float, heat: float, recency: float
-) -> dict[str, float]:
-    return {
-        SIGNAL_VECTOR: vector,
-        SIGNAL_FULLTEXT: fulltext,
-        SIGNAL_ENTITY: entity,
-        SIGNAL_HEAT: heat,
-        SIGNAL_RECENCY: recency,
-    }
-
-
-def _default_intent_weights() -> dict[Intent, dict[str, float]]:
-    # Vector similarity and full-text anchor every profile; the other signals are shifted
-    # per intent: recency up for knowledge-update questions only ("when did" questions ask
-    # for a time, not for the latest memory), the entity graph up for entity, multi-hop and
-    # ordering questions, heat up for standing instructions. Tuned on LoCoMo conversations
-    # 1-2 and checked on 3-4 (preset full, rrf_k 20): doubling the full-text weights moved
-    # turn MRR from 0.469 to 0.499 on 3-4; temporal recency 0.6 -> 0.1 added 0.05 R@10.
-    return {
-        Intent.SEMANTIC: _profile(1.0, 1.0, 0.3, 0.3, 0.1),
-        Intent.TEMPORAL: _profile(1.0, 1.2, 0.4, 0.2, 0.1),
-        Intent.CAUSAL: _profile(1.0, 0.8, 0.4, 0.2, 0.1),
-        Intent.ENTITY: _profile(0.8, 1.2, 1.0, 0.2, 0.1),
-        Intent.KNOWLEDGE_UPDATE: _profile(1.0, 1.0, 0.5, 0.5, 1.0),
-        Intent.MULTI_HOP: _profile(1.0, 1.0, 0.8, 0.2, 0.1),
-        Intent.PREFERENCE: _profile(1.0, 0.6, 0.6, 0.4, 0.3),
-        Intent.INSTRUCTION: _profile(1.0, 1.2, 0.2, 0.6, 0.3),
-        Intent.EVENT_ORDER: _profile(1.0, 1.0, 0.6, 0.1, 0.2),
-        Intent.SUMMARIZATION: _profile(1.0, 0.6, 0.5, 0.4, 0.3),
-    }
-
-
 def _default_candidates() -> dict[str, int]:
     return {
         SIGNAL_VECTOR: 100,
@@ -85,6 +41,11 @@ def _default_candidates() -> dict[str, int]:
         SIGNAL_HEAT: 50,
         SIGNAL_RECENCY: 50,
     }
+
+
+#: The bounds of a full-text phrase boost (Lucene's ``^boost``, written in fixed point).
+MIN_PHRASE_BOOST = 0.001
+MAX_PHRASE_BOOST = 1000.0
 
 
 class _Section(BaseModel):
@@ -105,12 +66,17 @@ class QueryConfig(_Section):
     #: memories those speakers said (and their conversations).
     speakers: bool = True
     fulltext_max_terms: PositiveInt = 32
-    fulltext_phrase_boost: Annotated[float, Field(ge=0.001, le=1000.0)] = 2.0
+    fulltext_phrase_boost: Annotated[float, Field(ge=MIN_PHRASE_BOOST, le=MAX_PHRASE_BOOST)] = 2.0
     #: What "recently" means, in days.
     recent_window_days: PositiveFloat = 30.0
     #: Query n-grams (up to this many words) looked up as entity keys.
     entity_ngram_max: PositiveInt = 3
     entity_max_keys: PositiveInt = 64
+    #: A query word that is not a stop word, has no digit and no capital is a keyword (for
+    #: the abstention's keyword coverage) from this many characters.
+    keyword_min_chars: PositiveInt = 4
+    #: Identifier-like tokens of a query looked up exactly (step ``identifiers``), at most.
+    max_identifiers: PositiveInt = 8
     #: Remove the speakers a query names from the text that is embedded for the vector
     #: signal too (they are always removed from the full-text query: memory text does not
     #: contain its speaker). On: the speaker boost already favours the named speaker's
@@ -168,6 +134,9 @@ class CandidatesConfig(_Section):
     #: turn MRR 0.401 without (0.448 without chunk signals at all), 0.439 / 0.453 / 0.452 at
     #: 0.01 / 0.02 / 0.04; full unchanged; LoCoMo has no long memories.
     chunk_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.02
+    #: Memories read per query identifier (step ``identifiers``): an identifier shared by
+    #: more is no lookup key.
+    identifier_fetch: PositiveInt = 50
 
     def use_exact_scan(self, space_size: int) -> bool:
         """Whether a memory space is small enough to brute-force the vector signal.
@@ -444,73 +413,3 @@ class AbstentionThresholds(_Section):
         if total + self.weight_agreement <= 0.0:
             raise ValueError("at least one evidence weight must be positive")
         return self
-
-
-class RecallConfig(_Section):
-    """All tunables of recall. Frozen: derive variants with
-    :func:`pipelines.overrides.merge_overrides` (validated) or ``model_copy``.
-
-    Nested dicts are plain dicts (pydantic cannot freeze them); treat them as read-only
-    and use :meth:`weights_for` to obtain a private copy of a profile.
-    """
-
-    # --- signals and their weight profiles (the understand step)
-    signals: tuple[str, ...] = DEFAULT_SIGNALS
-    intent_weights: dict[Intent, dict[str, Weight]] = Field(default_factory=_default_intent_weights)
-
-    # --- one section per step
-    query: QueryConfig = Field(default_factory=QueryConfig)
-    candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
-    fusion: FusionConfig = Field(default_factory=FusionConfig)
-    heat: HeatConfig = Field(default_factory=HeatConfig)
-    rerank: RerankConfig = Field(default_factory=RerankConfig)
-    session_documents: SessionDocumentsConfig = Field(default_factory=SessionDocumentsConfig)
-    late_interaction: LateInteractionConfig = Field(default_factory=LateInteractionConfig)
-    session_late_interaction: SessionLateInteractionConfig = Field(
-        default_factory=SessionLateInteractionConfig
-    )
-    selection: SelectionConfig = Field(default_factory=SelectionConfig)
-    order: OrderConfig = Field(default_factory=OrderConfig)
-    echoes: EchoesConfig = Field(default_factory=EchoesConfig)
-    abstention: AbstentionThresholds = Field(default_factory=AbstentionThresholds)
-
-    # --- the service
-    #: How long a space's size and speaker list, and a stage filter's size, are cached by a
-    #: Recaller (seconds).
-    space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
-    #: At most this many distinct speakers are read for query speaker detection.
-    max_known_speakers: PositiveInt = 200
-    #: Learn the names speakers call each other by (:mod:`pipelines.recall.speakers`) from at
-    #: most this many of the newest turns that open by addressing someone; 0 learns none.
-    max_speaker_openings: NonNegativeInt = 2000
-
-    @model_validator(mode="after")
-    def _check(self) -> Self:
-        if len(set(self.signals)) != len(self.signals) or not self.signals:
-            raise ValueError("signals must be non-empty and unique")
-        known = set(self.signals)
-        fused = self.query.signals
-        if not fused or len(set(fused)) != len(fused) or not set(fused) <= known:
-            raise ValueError(
-                f"query.signals must be unique and some of {list(self.signals)}, got {list(fused)}"
-            )
-        missing = [intent for intent in Intent if intent not in self.intent_weights]
-        if missing:
-            raise ValueError(f"intent_weights lacks a profile for {missing}")
-        for intent, profile in self.intent_weights.items():
-            if set(profile) != known:
-                raise ValueError(
-                    f"profile {intent!s} must weight exactly {sorted(known)}, got {sorted(profile)}"
-                )
-            if not any(weight > 0.0 for weight in profile.values()):
-                raise ValueError(f"profile {intent!s} has no positive weight")
-        if set(self.candidates.per_signal) != known:
-            raise ValueError("candidates.per_signal must cover exactly the signals")
-        return self
-
-    def weights_for(self, intent: Intent) -> dict[str, float]:
-        """A fresh copy of the signal-weight profile of ``intent``."""
-        return dict(self.intent_weights[intent])
-
-
-DEFAULT_RECALL_CONFIG = RecallConfig()
