@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = ("pipelines/assemble", "pipelines/prompt")
+CHECKED = ("pipelines/assemble", "pipelines/prompt", "pipelines/recall")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 7
