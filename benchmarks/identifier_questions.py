@@ -1,5 +1,5 @@
 """How many benchmark questions hold identifier-like tokens by recall's rule
-(:mod:`pipelines.recall.identifiers`): those are the questions whose ranking the exact-lookup
+(:mod:`pipelines.recall.steps.identifiers`): those are the questions whose ranking the exact-lookup
 guarantee can change. Reads LoCoMo and BEAM-100K through their loaders; runs no recall.
 
     .venv/bin/python -m benchmarks.identifier_questions
@@ -12,7 +12,7 @@ from collections import Counter
 
 from benchmarks import beam, locomo
 from benchmarks.format import Dataset
-from pipelines.recall.identifiers import find_identifiers
+from pipelines.recall.steps.identifiers import find_identifiers
 
 
 def count(dataset: Dataset) -> dict[str, object]:

@@ -5,25 +5,24 @@ as preset objects."""
 
 from __future__ import annotations
 
-from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_FULLTEXT
+from pipelines.recall.config import SIGNAL_FULLTEXT
 from pipelines.recall.presets import DENSE, FAST, FULL, RecallPreset, simple_preset
 from pipelines.recall.steps.rerank import Rerank
-from pipelines.recall.steps.understand import Understand
 
 FULLTEXT = simple_preset(
     "fulltext",
     "Full-text (BM25) only, on an escaped Lucene query.",
-    Understand(signals=(SIGNAL_FULLTEXT,), intent_profiles=False),
+    {"query": {"signals": [SIGNAL_FULLTEXT], "intent_profiles": False}},
 )
 FUSED = simple_preset(
     "fused",
     "Weighted RRF of vector, full-text, entity, heat and recency signals.",
-    Understand(signals=DEFAULT_SIGNALS),
+    {},
 )
 FUSED_RERANK = simple_preset(
     "fused_rerank",
     "fused + reranker (cross-encoder if loaded, else the context reranker).",
-    Understand(signals=DEFAULT_SIGNALS),
+    {},
     Rerank(),
 )
 

@@ -22,15 +22,7 @@ CALL () {
   CALL (qi) {
     MATCH (m:Memory {space: $space})
     WHERE m.status IN $statuses AND m.embedding IS NOT NULL
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     WITH m, vector.similarity.cosine(m.embedding, $embeddings[qi]) AS score
     ORDER BY score DESC, m.id
     LIMIT $vector_k
@@ -47,14 +39,7 @@ CALL () {
     USING INDEX m:Memory(space, stage_id)
     WHERE m.space = $space AND m.stage_id IN $exact_stages
       AND m.status IN $statuses AND m.embedding IS NOT NULL
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     WITH m, vector.similarity.cosine(m.embedding, $embeddings[qi]) AS score
     ORDER BY score DESC, m.id
     LIMIT $vector_k
@@ -68,15 +53,7 @@ CALL () {
     YIELD node, score
     WITH node AS m, score
     WHERE m.space = $space AND m.status IN $statuses
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     RETURN m, score
     ORDER BY score DESC, m.id
     LIMIT $vector_k
@@ -89,15 +66,7 @@ CALL () {
     YIELD node, score
     WITH node AS m, score
     WHERE m.space = $space AND m.status IN $statuses
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     RETURN m, score
     ORDER BY score DESC, m.id
     LIMIT $fulltext_k
@@ -116,15 +85,7 @@ CALL () {
   CALL (e) {
     MATCH (m)-[r:MENTIONS]->(e)
     WHERE m.space = $space AND m.status IN $statuses
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     RETURN m, coalesce(r.count, 1) / log(2.0 + coalesce(e.mention_count, 1)) AS part
   }
   WITH m, sum(part) AS score
@@ -137,15 +98,7 @@ CALL () {
     MATCH (m:Memory {space: $space})
     WHERE m.event_time >= $windows[wi].start AND m.event_time < $windows[wi].end
       AND m.status IN $statuses AND m.embedding IS NOT NULL
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     WITH m, vector.similarity.cosine(m.embedding, $embeddings[0]) AS score
     ORDER BY score DESC, m.id
     LIMIT $window_k
@@ -157,15 +110,7 @@ CALL () {
   CALL (signal) {
     MATCH (m:Memory {space: $space})
     WHERE m.status IN $statuses
-      AND ($time_from IS NULL OR m.event_time >= $time_from)
-      AND ($time_to IS NULL OR m.event_time <= $time_to)
-      AND ($roles IS NULL OR m.role IN $roles)
-      AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-      AND ($kinds IS NULL OR m.kind IN $kinds)
-      AND ($stages IS NULL OR m.stage_id IN $stages)
-      AND ($sessions IS NULL OR m.session_id IN $sessions)
-      AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-      AND NOT m.id IN $exclude_ids
+      @include fragments/memory_filters
     WITH m, CASE signal WHEN 'heat' THEN coalesce(m.heat, 0.0)
                         ELSE m.event_time.epochMillis / 1000.0 END AS score
     ORDER BY score DESC, m.id

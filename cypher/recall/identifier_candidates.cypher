@@ -9,15 +9,7 @@ CALL (ii) {
   WITH node AS m, score
   WHERE m.space = $space AND m.status IN $statuses
     AND toLower(m.text) CONTAINS $identifiers[ii].needle
-    AND ($time_from IS NULL OR m.event_time >= $time_from)
-    AND ($time_to IS NULL OR m.event_time <= $time_to)
-    AND ($roles IS NULL OR m.role IN $roles)
-    AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-    AND ($kinds IS NULL OR m.kind IN $kinds)
-    AND ($stages IS NULL OR m.stage_id IN $stages)
-    AND ($sessions IS NULL OR m.session_id IN $sessions)
-    AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-    AND NOT m.id IN $exclude_ids
+    @include fragments/memory_filters
   RETURN m, score
   ORDER BY score DESC, m.id
   LIMIT $k

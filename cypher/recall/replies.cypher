@@ -6,15 +6,7 @@ UNWIND $ids AS id
 MATCH (q:Memory {space: $space, id: id})-[:NEXT]->(m:Memory)
 WHERE m.space = $space AND m.status IN $statuses
   AND (m.role <> q.role OR toLower(m.speaker) <> toLower(q.speaker))
-  AND ($time_from IS NULL OR m.event_time >= $time_from)
-  AND ($time_to IS NULL OR m.event_time <= $time_to)
-  AND ($roles IS NULL OR m.role IN $roles)
-  AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-  AND ($kinds IS NULL OR m.kind IN $kinds)
-  AND ($stages IS NULL OR m.stage_id IN $stages)
-  AND ($sessions IS NULL OR m.session_id IN $sessions)
-  AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-  AND NOT m.id IN $exclude_ids
+  @include fragments/memory_filters
 RETURN q.id AS request, m.id AS id, m.text AS text, m.speaker AS speaker, m.role AS role,
        m.kind AS kind, m.session_id AS session_id, m.turn_index AS turn_index,
        m.stage_id AS stage_id,

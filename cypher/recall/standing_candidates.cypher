@@ -13,15 +13,7 @@ WITH f, CASE WHEN topic > own THEN topic ELSE own END AS sim
 WHERE 2.0 * sim - 1.0 >= $min_similarity
 MATCH (f)-[:EXTRACTED_FROM]->(m:Memory)
 WHERE m.space = $space AND m.status IN $statuses
-  AND ($time_from IS NULL OR m.event_time >= $time_from)
-  AND ($time_to IS NULL OR m.event_time <= $time_to)
-  AND ($roles IS NULL OR m.role IN $roles)
-  AND ($speakers IS NULL OR toLower(m.speaker) IN $speakers)
-  AND ($kinds IS NULL OR m.kind IN $kinds)
-  AND ($stages IS NULL OR m.stage_id IN $stages)
-  AND ($sessions IS NULL OR m.session_id IN $sessions)
-  AND ($tags IS NULL OR any(t IN coalesce(m.tags, []) WHERE t IN $tags))
-  AND NOT m.id IN $exclude_ids
+  @include fragments/memory_filters
 WITH m, max(sim) AS score
 ORDER BY score DESC, m.id
 LIMIT $k

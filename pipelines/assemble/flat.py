@@ -64,10 +64,9 @@ from pipelines.ingest.text import split_sentences
 from pipelines.prompt.blocks import RECORDS_TAG
 from pipelines.prompt.decomposer import Slot
 from pipelines.prompt.tokens import TokenEstimator
-from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.intent import Intent
 from pipelines.recall.query import extract_keywords
-from pipelines.recall.request import MAX_K
+from pipelines.recall.request import MAX_K, ChunkSpan
 from pipelines.recall.service import RecallHit
 
 __all__ = [

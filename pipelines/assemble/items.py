@@ -27,7 +27,7 @@ from pipelines.prompt.blocks import (
     render_record_lines,
 )
 from pipelines.prompt.tokens import TokenEstimator
-from pipelines.recall.chunks import ChunkSpan
+from pipelines.recall.request import ChunkSpan
 from pipelines.recall.service import RecallHit
 
 __all__ = [

@@ -45,8 +45,8 @@ from pipelines.ingest.text import normalise_for_match
 from pipelines.prompt.blocks import RECORDS_TAG
 from pipelines.recall.intent import Intent
 from pipelines.recall.request import MAX_K, PresetName
-from pipelines.recall.selection import mmr_select
 from pipelines.recall.service import RecallFilters, RecallHit, RecallRequest
+from pipelines.recall.steps.select import mmr_select
 from pipelines.recall.steps.standing import STANDING_CATEGORIES
 
 __all__ = [

@@ -67,9 +67,9 @@ from pipelines.assemble.report import RelatedFacts
 from pipelines.assemble.request import Run
 from pipelines.engine import Engine
 from pipelines.graph import Row, to_native
-from pipelines.recall.chunks import first_chunks
-from pipelines.recall.fusion import FusedItem, weighted_rrf
 from pipelines.recall.service import RecallHit
+from pipelines.recall.steps.chunks import first_chunks
+from pipelines.recall.steps.fuse import FusedItem, weighted_rrf
 
 __all__ = [
     "Related",

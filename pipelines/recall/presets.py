@@ -1,19 +1,22 @@
 """Search as configuration: a preset *is* the ordered list of recall steps, each with its
-parameters. The runner (:mod:`pipelines.recall.runner`) runs them in this order; how each
-step is tuned is its section of :class:`~pipelines.recall.config.RecallConfig`.
+parameters. The runner (:mod:`pipelines.recall.runner`) runs them in this order, which is
+their logic only: the round trips a step waits for are declared by the step (its ``reads``)
+and started by the runner as soon as their inputs exist, concurrently. How each step is
+tuned is its section of :class:`~pipelines.recall.config.RecallConfig`.
 
 The product presets (what a request can name, ``preset`` in the recall body):
 
 * ``full`` (the default): understand the query (intent, speakers named in it, time
-  expressions), send the embedding-free signals and the session-level search ahead, embed,
-  gather every signal's candidates (only those valid at ``as_of`` / ``known_at`` when
-  asked), fuse them (weighted RRF, boosts, the question prior),
-  look up the query's identifiers exactly (codes, ids, paths, versions), rerank, lift by
-  session documents, late interaction for memories and for sessions, a question turn that
-  restates the query put right below the turn that answers it (echoes), MMR
-  selection with session novelty, the replies to a summary request's best results, a place
-  for the best standing instruction or preference, time order for event-order questions
-  (``order="auto"``) after the exact identifier matches are put first, abstention, touch.
+  expressions), embed (the embedding-free signals and the session-level search are read
+  meanwhile, the standing statements beside the vector candidates), gather every signal's
+  candidates (only those valid at ``as_of`` / ``known_at`` when asked), fuse them (weighted
+  RRF, boosts, the question prior), look up the query's identifiers exactly (codes, ids,
+  paths, versions), rerank, lift by session documents, late interaction for memories and for
+  sessions, a question turn that restates the query put right below the turn that answers it
+  (echoes), MMR selection with session novelty, the replies to a summary request's best
+  results, a place for the best standing instruction or preference, time order for event-
+  order questions (``order="auto"``) after the exact identifier matches are put first,
+  abstention, touch.
 * ``fast``: ``full`` without late interaction (at either level): no token vectors read.
 * ``dense``: vector similarity only, for debugging.
 
@@ -23,15 +26,17 @@ Experiments (the benchmark's ablations) build other presets from the same steps
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, SerializeAsAny, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
-from pipelines.recall.config import DEFAULT_SIGNALS, SIGNAL_VECTOR
+from pipelines.errors import InvalidInput
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, SIGNAL_VECTOR, RecallConfig
 from pipelines.recall.request import DEFAULT_PRESET, PresetName
 from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.base import RecallStep
-from pipelines.recall.steps.candidates import Candidates, LexicalAhead
+from pipelines.recall.steps.candidates import Candidates
 from pipelines.recall.steps.chunks import ChunkCandidates
 from pipelines.recall.steps.echoes import Echoes
 from pipelines.recall.steps.embed import Embed
@@ -43,9 +48,9 @@ from pipelines.recall.steps.order import Order
 from pipelines.recall.steps.replies import Replies
 from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
-from pipelines.recall.steps.session_documents import SessionDocuments, SessionRanking
+from pipelines.recall.steps.session_documents import SessionDocuments
 from pipelines.recall.steps.session_late_interaction import SessionLateInteraction
-from pipelines.recall.steps.standing import Standing, StandingAhead, StandingSlots
+from pipelines.recall.steps.standing import Standing, StandingSlots
 from pipelines.recall.steps.touch import Touch
 from pipelines.recall.steps.understand import Understand
 from pipelines.recall.steps.validity import Validity
@@ -55,14 +60,17 @@ ESSENTIAL_STEPS = ("understand", "candidates", "fuse")
 
 
 class RecallPreset(BaseModel):
-    """A named, ordered list of recall steps. Frozen; derive variants with
-    :meth:`without` and :meth:`replacing`."""
+    """A named, ordered list of recall steps and the configuration they run with: the
+    engine's :class:`~pipelines.recall.config.RecallConfig` with ``config`` (nested
+    overrides, as :func:`~pipelines.overrides.merge_overrides` takes them) applied. Frozen;
+    derive variants with :meth:`without` and :meth:`with_config`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str
     steps: tuple[SerializeAsAny[RecallStep], ...]
+    config: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> RecallPreset:
@@ -80,16 +88,22 @@ class RecallPreset(BaseModel):
             for kind in step.after:
                 if kind in kinds and kind not in before:
                     raise ValueError(f"step {step.kind!r} must come after {kind!r}")
+        reads = {r.name: r for s in self.steps for r in s.reads}
+        clash = set(reads) & set(kinds)
+        if clash:
+            raise ValueError(f"reads and steps share the names {sorted(clash)} (their timings)")
+        try:
+            self.configured(DEFAULT_RECALL_CONFIG)
+        except InvalidInput as exc:
+            raise ValueError(f"{exc.field}: {exc}") from exc
         return self
+
+    def configured(self, base: RecallConfig) -> RecallConfig:
+        """``base`` with this preset's overrides (``base`` itself when it has none)."""
+        return merge_overrides(base, self.config, "config") if self.config else base
 
     def has(self, kind: str) -> bool:
         return any(s.kind == kind for s in self.steps)
-
-    @property
-    def understand(self) -> Understand:
-        step = next(s for s in self.steps if s.kind == "understand")
-        assert isinstance(step, Understand)
-        return step
 
     def needs_query_vector(self) -> bool:
         return any(s.needs_query_vector for s in self.steps)
@@ -100,19 +114,29 @@ class RecallPreset(BaseModel):
     def without(self, *kinds: str, name: str, description: str) -> RecallPreset:
         """This preset without the steps ``kinds``."""
         steps = tuple(s for s in self.steps if s.kind not in kinds)
-        return RecallPreset(name=name, description=description, steps=steps)
+        return RecallPreset(name=name, description=description, steps=steps, config=self.config)
 
-    def replacing(self, *steps: RecallStep, name: str, description: str) -> RecallPreset:
-        """This preset with each of ``steps`` in place of its step of the same kind."""
-        new = {s.kind: s for s in steps}
-        unknown = set(new) - {s.kind for s in self.steps}
-        if unknown:
-            raise ValueError(f"no step {sorted(unknown)} to replace")
+    def with_config(
+        self, overrides: dict[str, Any], *, name: str, description: str
+    ) -> RecallPreset:
+        """This preset with ``overrides`` merged into its configuration overrides."""
         return RecallPreset(
             name=name,
             description=description,
-            steps=tuple(new.get(s.kind, s) for s in self.steps),
+            steps=self.steps,
+            config=_deep_merged(self.config, overrides),
         )
+
+
+def _deep_merged(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``more`` applied, nested mappings key by key."""
+    out = dict(base)
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 FULL = RecallPreset(
@@ -121,28 +145,25 @@ FULL = RecallPreset(
     "documents, late interaction (memories and sessions), MMR selection with session "
     "novelty, a place for the best standing statement, time order for event-order questions.",
     steps=(
-        Understand(signals=DEFAULT_SIGNALS, time_expressions=True, speakers=True),
-        LexicalAhead(),
-        SessionRanking(),
+        Understand(),
         Embed(),
-        StandingAhead(),
         Candidates(),
         Identifiers(),
         ChunkCandidates(),
         Standing(),
         Validity(),
-        Fuse(question_prior=True),
+        Fuse(),
         Rerank(),
         SessionDocuments(),
         LateInteraction(),
         SessionLateInteraction(),
         Embeddings(),
         Echoes(),
-        Select(session_novelty=True),
+        Select(),
         Replies(),
         StandingSlots(),
         ExactFirst(),
-        Order(event_order=True),
+        Order(),
         Abstain(),
         Touch(),
     ),
@@ -155,17 +176,27 @@ FAST = FULL.without(
 )
 
 
+#: What the simple presets leave out of the query's understanding and the fusion: time
+#: expressions, the speakers the query names, the question prior, event order on ``auto``.
+SIMPLE_CONFIG: dict[str, Any] = {
+    "query": {"time_expressions": False, "speakers": False},
+    "fusion": {"question_turn_factor": 1.0},
+    "order": {"event_order": False},
+}
+
+
 def simple_preset(
-    name: str, description: str, understand: Understand, *extra: RecallStep
+    name: str, description: str, config: dict[str, Any], *extra: RecallStep
 ) -> RecallPreset:
     """A preset without the session, late-interaction and selection steps: the query's
-    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention."""
+    candidates fused, then ``extra`` steps (a reranker), time order on request, abstention;
+    :data:`SIMPLE_CONFIG` with ``config`` over it."""
     return RecallPreset(
         name=name,
         description=description,
+        config=_deep_merged(SIMPLE_CONFIG, config),
         steps=(
-            understand,
-            LexicalAhead(),
+            Understand(),
             Embed(),
             Candidates(),
             Identifiers(),
@@ -185,7 +216,7 @@ def simple_preset(
 DENSE = simple_preset(
     "dense",
     "Vector similarity only (for debugging).",
-    Understand(signals=(SIGNAL_VECTOR,), intent_profiles=False),
+    {"query": {"signals": [SIGNAL_VECTOR], "intent_profiles": False}},
 )
 
 #: The presets a request can name.

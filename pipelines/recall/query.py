@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+from pipelines.recall.config.sections import MAX_PHRASE_BOOST, MIN_PHRASE_BOOST
 from pipelines.recall.speakers import speaker_forms
 from pipelines.recall.time_expressions import DATE_RE, MONTH_NAMES
 
@@ -115,14 +116,16 @@ def _is_noise(word: str) -> bool:
     return lower in STOP_WORDS or (word.islower() and lower in TIME_WORDS)
 
 
-def extract_keywords(query: str) -> list[str]:
+def extract_keywords(
+    query: str, min_chars: int = DEFAULT_RECALL_CONFIG.query.keyword_min_chars
+) -> list[str]:
     """Keywords of ``query`` in order of first appearance, de-duplicated case-insensitively.
 
     Kept, as written: quoted strings (``"..."`` or curly quotes) as one keyword, date
     expressions ("8 May 2023", "2023-05-08", "May 2023", "2022") as one keyword, then every
     remaining word that is not a stop word / question word / filler (nor a lower-case
     relative-time word) and that contains a digit, starts with a capital letter (likely a
-    proper noun) or has at least four characters; a capitalised month name is kept unless
+    proper noun) or has at least ``min_chars`` characters; a capitalised month name is kept unless
     it opens the query ("May I ..."). Possessive ``'s`` is removed.
     """
     found: list[tuple[int, str]] = []
@@ -142,7 +145,7 @@ def extract_keywords(query: str) -> list[str]:
             continue
         if not word or _is_noise(word):
             continue
-        if any(ch.isdigit() for ch in word) or word[0].isupper() or len(word) >= 4:
+        if any(ch.isdigit() for ch in word) or word[0].isupper() or len(word) >= min_chars:
             found.append((match.start(), word))
     found.sort(key=lambda pair: pair[0])
     seen: set[str] = set()
@@ -162,8 +165,6 @@ def extract_keywords(query: str) -> list[str]:
 #: by escaping ``&`` and ``|`` individually).
 LUCENE_SPECIAL_CHARS: frozenset[str] = frozenset('\\+-!():^[]"{}~*?|&/')
 _EDGE_PUNCTUATION = ".,;:!?'\"“”‘’()[]{}<>«»`"
-MIN_PHRASE_BOOST = 0.001
-MAX_PHRASE_BOOST = 1000.0
 
 
 _TRAILING = " \t\r\n\"'“”‘’)]}»"

@@ -18,7 +18,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from pipelines.fields import Timestamp, integral
 from pipelines.graph import as_utc
-from pipelines.recall.chunks import ChunkSpan
 from pipelines.recall.query import searchable_text
 
 MIN_K = 1
@@ -173,6 +172,21 @@ class RecallRequest(_Frozen):
     def _at_least_k(cls, value: int | None, info: ValidationInfo) -> int | None:
         k = info.data.get("k")
         return max(value, k) if value is not None and k is not None else value
+
+
+@dataclass(frozen=True)
+class ChunkSpan:
+    """A chunk of a long memory: its id, position among the memory's ``of`` chunks, and its
+    span ``[start, end)`` of the memory's text."""
+
+    id: str
+    index: int
+    start: int
+    end: int
+    of: int
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "index": self.index, "start": self.start, "end": self.end}
 
 
 @dataclass

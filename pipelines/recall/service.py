@@ -16,13 +16,13 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
-from pipelines.recall.chunks import ChunkSpan, explain_chunks, first_chunks
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS, RecallPreset
 from pipelines.recall.query import searchable_text
 from pipelines.recall.request import (
     DEFAULT_PRESET,
     MAX_QUERY_CHARS,
+    ChunkSpan,
     RecallFilters,
     RecallHit,
     RecallRequest,
@@ -32,6 +32,8 @@ from pipelines.recall.runner import Clock, run_steps
 from pipelines.recall.speakers import OPENING_PREFILTER, learned_names, speaker_forms
 from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
+from pipelines.recall.steps.chunks import explain_chunks, first_chunks
+from pipelines.recall.steps.understand import vector_text
 
 __all__ = [
     "RecallFilters",
@@ -41,10 +43,6 @@ __all__ = [
     "Recaller",
     "open_recaller",
 ]
-
-_MAX_CACHED_SCOPES = 4_096
-#: Threads :func:`open_recaller` gives a Recaller: a worker only waits for Neo4j.
-SIGNAL_THREADS = 8
 
 
 class Recaller:
@@ -72,6 +70,8 @@ class Recaller:
         self._profiles: dict[str, SpaceProfile] = {}
         # (space, stage ids) -> (memories in those stages, expiry): the exact-scan choice
         self._scope_sizes: dict[tuple[str, tuple[str, ...]], tuple[int, float]] = {}
+        # id(preset) -> (the preset, this Recaller's configuration with its overrides)
+        self._configs: dict[int, tuple[RecallPreset, RecallConfig]] = {}
         self._lock = threading.Lock()
 
     def recall(
@@ -99,7 +99,7 @@ class Recaller:
             profile=self._profile(space),
             with_embeddings=with_embeddings,
         )
-        run_steps(chosen.steps, state, self._context(space), clock)
+        run_steps(chosen.steps, state, self._context(space, self._config_of(chosen)), clock)
         return self._response(space, state)
 
     def vector_text(
@@ -115,12 +115,27 @@ class Recaller:
         if not cleaned:
             return ""
         chosen = PRESETS[preset] if isinstance(preset, str) else preset
-        return chosen.understand.vector_text(cleaned, self._profile(space), self.config)
+        return vector_text(cleaned, self._profile(space), self._config_of(chosen))
 
-    def _context(self, space: str) -> StepContext:
+    def _config_of(self, preset: RecallPreset) -> RecallConfig:
+        """This Recaller's configuration with ``preset``'s overrides, merged once per preset."""
+        if not preset.config:
+            return self.config
+        with self._lock:
+            cached = self._configs.get(id(preset))
+        if cached is not None and cached[0] is preset:
+            return cached[1]
+        config = preset.configured(self.config)
+        with self._lock:
+            if len(self._configs) >= self.config.max_cached_presets:
+                self._configs.clear()
+            self._configs[id(preset)] = (preset, config)
+        return config
+
+    def _context(self, space: str, config: RecallConfig) -> StepContext:
         return StepContext(
             space=space,
-            config=self.config,
+            config=config,
             store=self.engine.store,
             embedder=self.embedder,
             reranker=self.engine.models.reranker,
@@ -199,7 +214,11 @@ class Recaller:
             long_memories=int(row["long_memories"]),
             chunks=int(row["chunks"]),
             total_chunks=int(row["total_chunks"]),
-            forms=speaker_forms(speakers, self._learned_names(space) if speakers else None),
+            forms=speaker_forms(
+                speakers,
+                self._learned_names(space) if speakers else None,
+                self.config.speaker_alias_min_chars,
+            ),
         )
         if profile.size:  # an empty (or unknown) space is about to change: never cached
             with self._lock:
@@ -217,7 +236,9 @@ class Recaller:
             limit=self.config.max_speaker_openings,
         )
         return learned_names(
-            (r["speakers"], speaker, text) for r in rows for speaker, text in r["openings"]
+            ((r["speakers"], speaker, text) for r in rows for speaker, text in r["openings"]),
+            self.config.speaker_name_min_addresses,
+            self.config.speaker_name_min_share,
         )
 
     def _stage_scope_size(self, space: str, stages: Sequence[str]) -> int:
@@ -232,7 +253,7 @@ class Recaller:
         rows = self.engine.store.read("recall/stage_scope_size", space=space, stages=list(stages))
         size = int(rows[0]["size"]) if rows else 0
         with self._lock:
-            if len(self._scope_sizes) >= _MAX_CACHED_SCOPES:
+            if len(self._scope_sizes) >= self.config.max_cached_stage_scopes:
                 self._scope_sizes.clear()
             self._scope_sizes[key] = (size, now + self.config.space_profile_ttl_s)
         return size
@@ -242,9 +263,11 @@ def open_recaller(
     engine: Engine,
     config: RecallConfig = DEFAULT_RECALL_CONFIG,
     *,
-    threads: int = SIGNAL_THREADS,
+    threads: int | None = None,
 ) -> tuple[Recaller, Callable[[], None]]:
-    """A Recaller with its own executor for the round trips it sends ahead, and the call
-    that shuts that executor down (tests, benchmarks, scripts)."""
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="recall-signals")
+    """A Recaller with its own executor (``threads``, default ``config.signal_threads``) for
+    the round trips it sends ahead, and the call that shuts that executor down (tests,
+    benchmarks, scripts)."""
+    workers = config.signal_threads if threads is None else threads
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="recall-signals")
     return Recaller(engine, config, executor=pool), pool.shutdown

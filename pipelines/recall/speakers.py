@@ -11,10 +11,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG
+
+_CFG = DEFAULT_RECALL_CONFIG
+
 _LETTERS = re.compile(r"[^\W\d_]+")
 
-#: The shortest given name taken as an alias (shorter parts are initials or noise).
-MIN_ALIAS_CHARS = 3
 
 #: Parts of an account name that are not a person's name.
 _NOT_NAMES = frozenset(
@@ -38,13 +40,15 @@ def name_parts(speaker: str) -> list[str]:
 
 
 def speaker_forms(
-    speakers: Iterable[str], learned: Mapping[str, str] | None = None
+    speakers: Iterable[str],
+    learned: Mapping[str, str] | None = None,
+    min_alias_chars: int = _CFG.speaker_alias_min_chars,
 ) -> dict[str, str]:
-    """Every form a query may name a speaker by (case-folded, inner whitespace single) →
-    that speaker as exported. Each speaker is named by itself; a speaker whose name has
+    """Every form a query may name a speaker by (case-folded, inner whitespace single) → that
+    speaker as exported. Each speaker is named by itself; a speaker whose name has
     several words (or is a handle) also by its words joined with spaces and by its first
-    word, when no other speaker claims that form; then by the ``learned`` names
-    (:func:`learned_names`) no speaker is exported or known by."""
+    word (of ``min_alias_chars`` at least), when no other speaker claims that form; then
+    by the ``learned`` names (:func:`learned_names`) no speaker is exported or known by."""
     names = {" ".join(s.split()): s for s in speakers if s.strip()}
     forms: dict[str, str] = {n.casefold(): s for n, s in names.items()}
     claims: dict[str, set[str]] = {}
@@ -53,7 +57,7 @@ def speaker_forms(
         if not parts:
             continue
         candidates = {" ".join(parts).casefold()}
-        if len(parts[0]) >= MIN_ALIAS_CHARS:
+        if len(parts[0]) >= min_alias_chars:
             candidates.add(parts[0].casefold())
         for form in candidates - {name.casefold()}:
             claims.setdefault(form, set()).add(speaker)
@@ -80,10 +84,6 @@ OPENING_PREFILTER = (
     r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)\b.*"
 )
 
-#: How often, at least, a name must address a speaker, and the least share of its uses.
-MIN_ADDRESSES = 2
-MIN_SHARE = 0.75
-
 
 def addressed_name(text: str) -> str | None:
     """The name a turn opens by addressing ("Hey Mel! …" → "Mel"), or None."""
@@ -94,11 +94,15 @@ def addressed_name(text: str) -> str | None:
     return None if name.casefold() in _NOT_NAMES or len(name) < 2 else name
 
 
-def learned_names(openings: Iterable[tuple[Sequence[str], str, str]]) -> dict[str, str]:
+def learned_names(
+    openings: Iterable[tuple[Sequence[str], str, str]],
+    min_addresses: int = _CFG.speaker_name_min_addresses,
+    min_share: float = _CFG.speaker_name_min_share,
+) -> dict[str, str]:
     """Name (case-folded) → the speaker others call by it, from ``(speakers of the session,
     speaker, text)`` of turns that may open by addressing someone: in a two-person session
     the name addresses the other one. A name counts when it addressed one speaker at least
-    ``MIN_ADDRESSES`` times and in ``MIN_SHARE`` of its uses."""
+    ``min_addresses`` times and in ``min_share`` of its uses."""
     counts: dict[str, Counter[str]] = {}
     for session_speakers, speaker, text in openings:
         others = {s for s in session_speakers if s and s != speaker}
@@ -108,6 +112,6 @@ def learned_names(openings: Iterable[tuple[Sequence[str], str, str]]) -> dict[st
     out: dict[str, str] = {}
     for name, by_speaker in counts.items():
         speaker, n = by_speaker.most_common(1)[0]
-        if n >= MIN_ADDRESSES and n >= MIN_SHARE * sum(by_speaker.values()):
+        if n >= min_addresses and n >= min_share * sum(by_speaker.values()):
             out[name] = speaker
     return out

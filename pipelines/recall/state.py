@@ -4,17 +4,14 @@ and everything read so far (:class:`RecallState`), plus the small value types it
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 import numpy as np
 
-from pipelines.recall.abstain import AbstentionDecision
-from pipelines.recall.chunks import ChunkMatch
 from pipelines.recall.intent import Intent
-from pipelines.recall.request import RecallRequest
+from pipelines.recall.request import ChunkSpan, RecallRequest
 from pipelines.recall.time_expressions import TimeConstraint
 
 
@@ -68,6 +65,25 @@ def session_scope(request: RecallRequest) -> bool:
         and f.stages is None
         and (f.sessions is None or len(set(f.sessions)) > 1)
     )
+
+
+@dataclass
+class ChunkMatch:
+    """A chunk some signals found, with each one's raw score (vector: Neo4j's normalised
+    cosine; fulltext: BM25)."""
+
+    span: ChunkSpan
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionDecision:
+    """``confidence`` in [0.5, 1] is how far the evidence is from the decision boundary."""
+
+    abstain: bool
+    reason: str
+    confidence: float
+    evidence: float
 
 
 @dataclass
@@ -154,7 +170,7 @@ class Plan:
     first_person: bool = False
     #: the query asks for help with a task (standing instructions and preferences apply)
     task_like: bool = False
-    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.identifiers)
+    #: identifier-like tokens of the query, looked up exactly (pipelines.recall.steps.identifiers)
     identifiers: tuple[str, ...] = ()
 
 
@@ -169,12 +185,8 @@ class RecallState:
     #: the caller wants each result's embedding (the context assembler)
     with_embeddings: bool = False
     plan_: Plan | None = None
-    #: the embedding-free candidates, sent before the query is embedded
-    lexical: Future[list[Row]] | None = None
-    #: the session ranking (session documents): a call that returns it
-    session_ranking: Callable[[], list[str]] | None = None
-    #: the standing statements' candidate rows, sent ahead: a call that returns them
-    standing: Callable[[], list[Row]] | None = None
+    #: the round trips the runner started, by read name: a call that waits for each
+    reads: dict[str, Callable[[], Any]] = field(default_factory=dict)
     query_vector: np.ndarray | None = None
     query_tokens: np.ndarray | None = None
     pool: dict[str, Candidate] = field(default_factory=dict)

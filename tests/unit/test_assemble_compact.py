@@ -2,7 +2,7 @@
 
 from pipelines.assemble.flat import ELLIPSIS, compact_text, query_terms
 from pipelines.prompt.tokens import CharsPerToken
-from pipelines.recall.chunks import ChunkSpan
+from pipelines.recall.request import ChunkSpan
 
 EST = CharsPerToken()
 TEXT = (

@@ -10,8 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKED = ("pipelines", "app")
-# recall, ingest and models are being brought under the bars; each leaves this as it meets them
-EXCLUDED = ("pipelines/recall", "pipelines/ingest", "pipelines/models")
+# ingest and models are being brought under the bars; each leaves this as it meets them
+EXCLUDED = ("pipelines/ingest", "pipelines/models")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 7

@@ -22,7 +22,7 @@ from pipelines.models.late_interaction import (
     unpack,
     unpack_concatenated,
 )
-from pipelines.recall.fusion import head_blend
+from pipelines.recall.steps.late_interaction import head_blend
 
 
 def test_keep_positions_drops_markers_stop_words_and_punctuation():

@@ -1,4 +1,4 @@
-"""Tests for pipelines.recall.abstain."""
+"""Tests for the pure decision of step ``abstain`` (pipelines.recall.steps.abstain)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.recall.abstain import (
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, AbstentionThresholds
+from pipelines.recall.steps.abstain import (
     AbstentionInputs,
     decide_abstention,
     keyword_coverage,
     top_overlap,
 )
-from pipelines.recall.config import DEFAULT_RECALL_CONFIG, AbstentionThresholds
 
 T = DEFAULT_RECALL_CONFIG.abstention
 

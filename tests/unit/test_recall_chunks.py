@@ -10,20 +10,17 @@ from dataclasses import replace
 import numpy as np
 
 from pipelines.assemble.items import GAP, excerpt
-from pipelines.recall.chunks import (
-    ChunkMatch,
-    ChunkSpan,
-    best_chunks,
-    explain_chunks,
-    merge_chunk_signals,
-    parse_chunk_hits,
-)
-from pipelines.recall.state import SpaceProfile
+from pipelines.recall.request import ChunkSpan
+from pipelines.recall.state import ChunkMatch, SpaceProfile
 from pipelines.recall.steps.chunks import (
     ChunkCandidates,
+    best_chunks,
     chunk_params,
     chunk_scores,
+    explain_chunks,
     merge_chunk_rows,
+    merge_chunk_signals,
+    parse_chunk_hits,
 )
 from tests.unit.recall_state import cand, ctx, state
 from tests.unit.test_recall_step_candidates import _row

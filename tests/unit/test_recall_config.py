@@ -41,6 +41,7 @@ def test_every_step_has_its_own_section() -> None:
         "late_interaction",
         "session_late_interaction",
         "selection",
+        "order",
         "echoes",
         "abstention",
     }

@@ -3,7 +3,7 @@ with each answer in its echo's place."""
 
 from __future__ import annotations
 
-from pipelines.recall.echoes import content_stems, is_answer, is_echo, promote_answers
+from pipelines.recall.steps.echoes import content_stems, is_answer, is_echo, promote_answers
 
 _CFG = {"min_question_share": 0.6, "min_query_share": 0.5, "max_other_words": 3}
 

@@ -1,4 +1,5 @@
-"""Tests for pipelines.recall.fusion."""
+"""Tests for the pure rank fusion and blending (steps fuse, rerank, session_documents and
+late_interaction)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.recall.fusion import (
-    blend_rerank,
-    min_max_normalise,
-    session_rank_boost,
-    session_resolution,
-    signal_reliability,
-    temporal_boost,
-    top_peak,
-    weighted_rrf,
-)
+from pipelines.recall.steps.fuse import signal_reliability, temporal_boost, top_peak, weighted_rrf
+from pipelines.recall.steps.rerank import blend_rerank, min_max_normalise
+from pipelines.recall.steps.session_documents import session_rank_boost, session_resolution
 
 
 def test_weighted_rrf_scores_and_ranks() -> None:

@@ -1,11 +1,11 @@
-"""The identifier rule (pipelines.recall.identifiers): codes, hashes, paths, versions and
+"""The identifier rule (pipelines.recall.steps.identifiers): codes, hashes, paths, versions and
 code-style names are identifiers; numbers with units, dates and prose compounds are not."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipelines.recall.identifiers import (
+from pipelines.recall.steps.identifiers import (
     contains_identifier,
     find_identifiers,
     identifier_phrase,
@@ -38,6 +38,7 @@ def test_find_identifiers_strips_punctuation_and_keeps_order() -> None:
     query = "Did ticket JIRA-1234 (commit a3f9c2e) touch src/app/main.py? and jira-1234?"
     assert find_identifiers(query) == ["JIRA-1234", "a3f9c2e", "src/app/main.py"]
     assert find_identifiers("What did Caroline paint in May 2023?") == []
+    assert find_identifiers(query, limit=2) == ["JIRA-1234", "a3f9c2e"]
 
 
 def test_contains_identifier_needs_whole_tokens() -> None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import get_args
 
 import pytest
 from pydantic import ValidationError
 
 from benchmarks.presets import BENCH_PRESETS, FULLTEXT, FUSED, FUSED_RERANK
-from pipelines.recall.config import DEFAULT_SIGNALS
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, DEFAULT_SIGNALS, QueryConfig
 from pipelines.recall.presets import DENSE, FAST, FULL, PRESETS, RecallPreset
 from pipelines.recall.request import DEFAULT_PRESET, PresetName
+from pipelines.recall.service import Recaller
+from pipelines.recall.steps.base import Read, after_understand
 from pipelines.recall.steps.candidates import Candidates
 from pipelines.recall.steps.fuse import Fuse
-from pipelines.recall.steps.rerank import Rerank
 from pipelines.recall.steps.select import Select
 from pipelines.recall.steps.understand import Understand
 
@@ -32,10 +35,7 @@ def test_the_product_presets_are_what_a_request_can_name() -> None:
 def test_full_runs_every_step_in_order() -> None:
     assert kinds(FULL) == [
         "understand",
-        "lexical_ahead",
-        "session_ranking",
         "embed",
-        "standing_ahead",
         "candidates",
         "identifiers",
         "chunks",
@@ -56,9 +56,12 @@ def test_full_runs_every_step_in_order() -> None:
         "abstain",
         "touch",
     ]
-    understand = FULL.understand
-    assert understand.signals == DEFAULT_SIGNALS
-    assert understand.speakers and understand.time_expressions and understand.intent_profiles
+    assert FULL.config == {}  # the configuration's defaults are full's
+    query = FULL.configured(DEFAULT_RECALL_CONFIG).query
+    assert query.signals == DEFAULT_SIGNALS
+    assert query.speakers and query.time_expressions and query.intent_profiles
+    assert DEFAULT_RECALL_CONFIG.fusion.question_turn_factor < 1.0  # the question prior
+    assert DEFAULT_RECALL_CONFIG.order.event_order
     assert FULL.needs_query_vector() and FULL.needs_query_tokens()
 
 
@@ -71,7 +74,9 @@ def test_fast_is_full_without_late_interaction() -> None:
 
 
 def test_dense_is_the_vector_signal_only() -> None:
-    assert DENSE.understand.signals == ("vector",) and not DENSE.understand.intent_profiles
+    query = DENSE.configured(DEFAULT_RECALL_CONFIG).query
+    assert query.signals == ("vector",) and not query.intent_profiles
+    assert not query.speakers and not query.time_expressions
     assert not DENSE.has("rerank") and not DENSE.has("select")
     assert not DENSE.needs_query_vector()  # only its vector signal embeds the query
 
@@ -81,9 +86,17 @@ def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
         *("fulltext", "dense", "fused", "fused_rerank", "fast", "full", "full_no_chunks"),
         "dense_no_chunks",
     ]
-    assert FULLTEXT.understand.signals == ("fulltext",)
-    assert FUSED.understand.signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
-    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:8], "rerank", *kinds(FUSED)[8:]]
+
+    def query(preset: RecallPreset) -> QueryConfig:
+        return preset.configured(DEFAULT_RECALL_CONFIG).query
+
+    assert query(FULLTEXT).signals == ("fulltext",)
+    assert query(FUSED).signals == DEFAULT_SIGNALS and not FUSED.has("rerank")
+    for simple in (FULLTEXT, FUSED, FUSED_RERANK):
+        config = simple.configured(DEFAULT_RECALL_CONFIG)
+        assert not config.query.time_expressions and not config.query.speakers
+        assert config.fusion.question_turn_factor == 1.0 and not config.order.event_order
+    assert kinds(FUSED_RERANK) == [*kinds(FUSED)[:7], "rerank", *kinds(FUSED)[7:]]
     assert not any(p.has("select") for p in (FULLTEXT, FUSED, FUSED_RERANK))
     assert BENCH_PRESETS["full"] is FULL and BENCH_PRESETS["fast"] is FAST
     ablations = set(BENCH_PRESETS) - set(PRESETS)
@@ -95,12 +108,11 @@ def test_the_benchmark_ladder_is_built_from_the_same_steps() -> None:
 def test_presets_are_frozen_and_validated() -> None:
     with pytest.raises(ValidationError):
         FULL.name = "other"  # type: ignore[misc]
-    with pytest.raises(ValidationError, match="unknown signals"):
-        Understand(signals=("vector", "magic"))
-    with pytest.raises(ValidationError, match="unique"):
-        Understand(signals=("vector", "vector"))
-    with pytest.raises(ValidationError):
-        Understand(signals=())
+    for signals in (["vector", "magic"], ["vector", "vector"], []):
+        with pytest.raises(ValidationError, match=r"query\.signals"):
+            FULL.with_config({"query": {"signals": signals}}, name="x", description="x")
+    with pytest.raises(ValidationError, match=r"config\.fusion: unknown setting 'bogus'"):
+        FULL.with_config({"fusion": {"bogus": True}}, name="x", description="x")
     with pytest.raises(ValidationError):
         Fuse(bogus=True)  # type: ignore[call-arg]
 
@@ -118,18 +130,53 @@ def test_a_preset_checks_its_step_order() -> None:
         )
 
 
-def test_variants_derive_by_removing_or_replacing_steps() -> None:
-    plain = FULL.replacing(Fuse(question_prior=False), name="plain", description="d")
+def test_the_steps_declare_the_reads_the_runner_starts_ahead() -> None:
+    declared = {r.name: s.kind for s in FULL.steps for r in s.reads}
+    assert declared == {
+        "lexical": "candidates",
+        "session_ranking": "session_documents",
+        "standing_statements": "standing",
+    }
+    assert {r.name for s in DENSE.steps for r in s.reads} == {"lexical"}
+
+
+def test_a_read_may_not_take_a_step_name() -> None:
+    class Clashing(Fuse):
+        reads = (Read("fuse", after_understand, lambda s, c: True, lambda s, c: None),)
+
+    with pytest.raises(ValidationError, match="share the names"):
+        RecallPreset(name="x", description="x", steps=(Understand(), Candidates(), Clashing()))
+
+
+def test_variants_derive_by_removing_steps_or_configuring_them() -> None:
+    plain = FULL.with_config(
+        {"fusion": {"question_turn_factor": 1.0}}, name="plain", description="d"
+    )
     assert kinds(plain) == kinds(FULL)
-    fuse = next(s for s in plain.steps if isinstance(s, Fuse))
-    assert not fuse.question_prior
-    with pytest.raises(ValueError, match="no step"):
-        DENSE.replacing(Rerank(), name="x", description="x")
+    assert plain.configured(DEFAULT_RECALL_CONFIG).fusion.question_turn_factor == 1.0
+    both = DENSE.with_config({"query": {"speakers": True}}, name="x", description="x")
+    query = both.configured(DEFAULT_RECALL_CONFIG).query
+    assert query.speakers and query.signals == ("vector",)  # nested keys merge one by one
     assert FULL.without("rerank", name="n", description="d").has("rerank") is False
+    assert DENSE.without("chunks", name="n", description="d").config == DENSE.config
 
 
-def test_a_preset_dumps_its_steps_with_their_parameters() -> None:
-    dumped = FULL.model_dump(mode="json")
-    assert [s["kind"] for s in dumped["steps"]] == kinds(FULL)
-    assert dumped["steps"][0]["speakers"] is True
-    assert {"kind": "fuse", "question_prior": True} in dumped["steps"]
+def test_a_preset_dumps_its_steps_and_its_configuration() -> None:
+    dumped = DENSE.model_dump(mode="json")
+    assert [s["kind"] for s in dumped["steps"]] == kinds(DENSE)
+    assert {"kind": "fuse"} in dumped["steps"]  # a step is its kind: its tuning is config
+    assert dumped["config"]["query"] == {
+        "time_expressions": False,
+        "speakers": False,
+        "signals": ["vector"],
+        "intent_profiles": False,
+    }
+
+
+def test_a_recaller_runs_each_preset_with_its_configuration() -> None:
+    base = merge_overrides(DEFAULT_RECALL_CONFIG, {"rerank": {"weight": 0.1}}, "recall")
+    recaller = Recaller(SimpleNamespace(embedder=None), base)  # type: ignore[arg-type]
+    assert recaller._config_of(FULL) is base  # no overrides: the Recaller's own
+    dense = recaller._config_of(DENSE)
+    assert dense.query.signals == ("vector",) and dense.rerank.weight == 0.1  # over the base
+    assert recaller._config_of(DENSE) is dense  # merged once

@@ -70,6 +70,11 @@ def test_extract_keywords_dedupes_case_insensitively_in_order() -> None:
     assert extract_keywords("Pottery class, pottery CLASS, Pottery") == ["Pottery", "class"]
 
 
+def test_a_lower_case_keyword_needs_the_configured_length() -> None:
+    assert extract_keywords("the cat sat on a mat") == []
+    assert extract_keywords("the cat sat on a mat", min_chars=3) == ["cat", "sat", "mat"]
+
+
 @given(st.text(max_size=200))
 def test_extract_keywords_never_returns_stop_words_or_blanks(text: str) -> None:
     keywords = extract_keywords(text)

@@ -1,10 +1,10 @@
-"""Tests for pipelines.recall.rerank (the no-weights context reranker)."""
+"""Tests for pipelines.recall.steps.rerank.context_scores (the no-weights context reranker)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipelines.recall.rerank import context_scores
+from pipelines.recall.steps.rerank import context_scores
 
 
 def test_own_similarity_without_neighbours() -> None:

@@ -1,14 +1,16 @@
-"""The runner: the deadline, the timings and the explanations, once for every step."""
+"""The runner: the declared reads, the deadline, the timings and the explanations, once for
+every step."""
 
 from __future__ import annotations
 
 import time
-from typing import ClassVar, Literal
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar, Literal
 
 from pipelines.recall.runner import Clock, file_explanations, run_steps
 from pipelines.recall.state import Explanations, RecallState
-from pipelines.recall.steps.base import RecallStep, StepContext
-from tests.unit.recall_state import cand, ctx, state
+from pipelines.recall.steps.base import Read, RecallStep, StepContext, after_understand
+from tests.unit.recall_state import cand, ctx, plan, state
 
 
 class Note(RecallStep):
@@ -72,3 +74,64 @@ def test_filing_explanations() -> None:
     assert into == {"a": {"fused": 1.0, "rerank": {"score": 2}}}  # only explained candidates
     file_explanations(into, None, {"a": {"boosts": {}}, "b": {"fused": 0.5}})
     assert into == {"a": {"fused": 1.0, "rerank": {"score": 2}, "boosts": {}}, "b": {"fused": 0.5}}
+
+
+def _read(name: str, log: list[str], *, concurrent_only: bool = False) -> Read[str]:
+    """A read ready once the state has a plan, whose call logs when it runs."""
+
+    def call(state: RecallState, ctx: StepContext):
+        def run() -> str:
+            log.append(name)
+            return name
+
+        return run
+
+    return Read(name, after_understand, lambda s, c: True, call, concurrent_only)
+
+
+def _waits_for(read: Read[str], seen: list[str | None]) -> RecallStep:
+    class Waits(Note):
+        kind: Literal["waits"] = "waits"  # type: ignore[assignment]
+        reads: ClassVar[tuple[Read[Any], ...]] = (read,)
+
+        def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+            seen.append(read.result(state))
+            return None
+
+    return Waits()
+
+
+def test_a_declared_read_starts_as_soon_as_its_inputs_exist() -> None:
+    log: list[str] = []
+    seen: list[str | None] = []
+    ahead = _read("ahead", log)
+    with ThreadPoolExecutor(1) as pool:
+        s = _state()
+        s.plan_ = None  # the understand step has not run
+
+        class Understand(Note):
+            kind: Literal["understand"] = "understand"  # type: ignore[assignment]
+
+            def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
+                assert not ahead.started(state)  # no plan yet: not ready
+                state.plan_ = plan()
+                return None
+
+        run_steps(
+            [Understand(), Slow(), _waits_for(ahead, seen)], s, ctx(executor=pool), Clock(None)
+        )
+    assert seen == ["ahead"] and log == ["ahead"]
+    # started right after understand, before the slow step: timed under its own name
+    assert list(s.timings) == ["understand", "ahead", "slow", "waits", "total"]
+
+
+def test_without_the_executor_a_read_is_a_call_or_not_made() -> None:
+    log: list[str] = []
+    seen: list[str | None] = []
+    lazy, only_ahead = _read("lazy", log), _read("only_ahead", log, concurrent_only=True)
+    s = _state()
+    run_steps([_waits_for(lazy, seen)], s, ctx(), Clock(None))
+    assert seen == ["lazy"] and log == ["lazy"]  # made by the step that waits, when it waits
+    s = _state()
+    run_steps([_waits_for(only_ahead, seen)], s, ctx(), Clock(None))
+    assert seen == ["lazy", None] and not only_ahead.started(s) and log == ["lazy"]

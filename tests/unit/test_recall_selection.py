@@ -1,4 +1,4 @@
-"""Tests for pipelines.recall.selection."""
+"""Tests for the pure selection of step ``select`` (pipelines.recall.steps.select)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.recall.selection import (
-    mmr_select,
-)
+from pipelines.recall.steps.select import mmr_select
 
 
 def _ids(n: int) -> list[str]:

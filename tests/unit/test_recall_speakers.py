@@ -108,8 +108,16 @@ def test_a_name_used_for_two_speakers_is_learned_for_neither_unless_one_dominate
     assert learned_names(split) == {}
     mostly = [(ab, "A", "Hey Sam!")] * 6 + [(ac, "A", "Hey Sam!")]
     assert learned_names(mostly) == {"sam": "B"}
+    assert learned_names(mostly, min_share=0.9) == {}  # 6 of 7 is not 90 %
+    assert learned_names(mostly, min_addresses=7) == {}
 
 
 def test_a_learned_name_never_takes_a_speakers_own_name() -> None:
     forms = speaker_forms(["Caroline", "Melanie"], {"caroline": "Melanie", "mel": "Melanie"})
     assert forms["caroline"] == "Caroline" and forms["mel"] == "Melanie"
+
+
+def test_a_given_name_is_an_alias_from_the_configured_length() -> None:
+    assert speaker_forms(["Al Gore"])["al gore"] == "Al Gore"
+    assert "al" not in speaker_forms(["Al Gore"])  # shorter than 3 characters
+    assert speaker_forms(["Al Gore"], min_alias_chars=2)["al"] == "Al Gore"

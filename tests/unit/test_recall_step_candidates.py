@@ -1,4 +1,4 @@
-"""Steps ``lexical_ahead``, ``embed`` and ``candidates``: the statement's parameters, its rows
+"""Steps ``embed`` and ``candidates`` and the read ``lexical``: the statement's parameters, its rows
 as candidates, and when a round trip is sent ahead (in memory; the round trips themselves are
 integration tests)."""
 
@@ -14,6 +14,7 @@ from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.presets import DENSE, FAST, FULL
 from pipelines.recall.request import RecallFilters, RecallRequest
+from pipelines.recall.runner import Clock, start_reads
 from pipelines.recall.state import SpaceProfile
 from pipelines.recall.steps.candidate_query import (
     candidate_params,
@@ -22,7 +23,7 @@ from pipelines.recall.steps.candidate_query import (
     merge,
     parse_candidates,
 )
-from pipelines.recall.steps.candidates import LexicalAhead
+from pipelines.recall.steps.candidates import LEXICAL
 from pipelines.recall.steps.embed import Embed, needs_embedding
 from pipelines.recall.time_expressions import TimeConstraint
 from tests.unit.recall_state import UnitEmbedder, ctx, plan, state
@@ -101,14 +102,17 @@ def test_rows_become_candidates_with_their_best_score_per_ranking() -> None:
 
 
 def test_lexical_signals_are_sent_ahead_only_with_an_executor() -> None:
-    s = state()
-    assert not LexicalAhead().applies(s, ctx())
+    def started(s, c) -> bool:
+        assert start_reads([LEXICAL], s, c, Clock(None)) == []  # the plan is there: decided
+        return LEXICAL.started(s)
+
+    assert not started(state(), ctx())
     with ThreadPoolExecutor(1) as pool:
-        assert LexicalAhead().applies(s, ctx(executor=pool))
+        assert started(state(), ctx(executor=pool))
         off = merge_overrides(CFG, {"candidates": {"concurrent_signals": False}}, "recall")
-        assert not LexicalAhead().applies(s, ctx(off, executor=pool))
+        assert not started(state(), ctx(off, executor=pool))
         nothing_to_embed = state(preset=FULLTEXT, with_plan=plan(weights={"vector": 0.0}))
-        assert not LexicalAhead().applies(nothing_to_embed, ctx(executor=pool))
+        assert not started(nothing_to_embed, ctx(executor=pool))
 
 
 def test_embedding_is_needed_by_the_vector_signal_or_a_later_step() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from benchmarks.presets import FUSED
-from pipelines.recall.config import HeatConfig
+from pipelines.overrides import merge_overrides
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, HeatConfig
 from pipelines.recall.intent import Intent
 from pipelines.recall.steps.abstain import Abstain
 from pipelines.recall.steps.order import Order, time_order
@@ -39,9 +40,10 @@ def test_order_applies_when_asked_or_for_event_order_questions() -> None:
     Order().run(timed, ctx())
     assert timed.results == ["s1#0", "s1#1", "late"]  # the same three, in time order
     auto = state(POOL, RANKING, order="auto", with_plan=event)
-    assert Order(event_order=True).applies(auto, ctx()) and not Order().applies(auto, ctx())
+    off = merge_overrides(DEFAULT_RECALL_CONFIG, {"order": {"event_order": False}}, "recall")
+    assert Order().applies(auto, ctx()) and not Order().applies(auto, ctx(off))
     ranked = state(POOL, RANKING, with_plan=event)  # order="relevance": never
-    assert not Order(event_order=True).applies(ranked, ctx())
+    assert not Order().applies(ranked, ctx())
 
 
 def test_abstain_weighs_the_evidence() -> None:

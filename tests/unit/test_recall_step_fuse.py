@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.intent import Intent
 from pipelines.recall.state import cosine_from_neo4j
@@ -12,6 +13,8 @@ from pipelines.recall.time_expressions import TimeConstraint
 from tests.unit.recall_state import NOW, cand, ctx, plan, state
 
 CFG = DEFAULT_RECALL_CONFIG
+#: Without the question prior (a factor of 1 leaves question turns alone).
+NO_PRIOR = merge_overrides(CFG, {"fusion": {"question_turn_factor": 1.0}}, "recall")
 
 
 def _pool(*candidates):
@@ -41,7 +44,7 @@ def test_fusion_boosts_and_explains() -> None:
         cand("c", raw={"vector": 0.7}, text="Did you go?", named_speaker_session=True),
     )
     p = plan(query_speakers=["Ann"], windows=[window])
-    ranking, notes, speaker_match = fuse(pool, p, CFG, question_prior=True, explain=True)
+    ranking, notes, speaker_match = fuse(pool, p, CFG, explain=True)
     assert ranking[0][0] == "b"  # time and speaker boosts lift it over "a"
     assert notes["b"]["boosts"] == {"time": 1.3, "speaker": 1.6}
     assert notes["c"]["boosts"] == {"speaker_session": 3.0, "question": 0.7}
@@ -49,9 +52,9 @@ def test_fusion_boosts_and_explains() -> None:
     assert notes["a"]["signals"]["vector"]["rank"] == 1
     assert notes["a"]["signals"]["vector"]["score"] == cosine_from_neo4j(0.9)
     assert notes["a"]["fused"] > 0
-    _, silent, _ = fuse(pool, p, CFG, question_prior=False, explain=False)
+    _, silent, _ = fuse(pool, p, NO_PRIOR, explain=False)
     assert silent == {}
-    plain, _, none = fuse(pool, plan(), CFG, question_prior=False, explain=False)
+    plain, _, none = fuse(pool, plan(), NO_PRIOR, explain=False)
     assert [i for i, _ in plain] == ["a", "b", "c"] and none is None
 
 
@@ -63,16 +66,16 @@ def test_speaker_match_counts_the_named_speakers_conversations_only() -> None:
         cand("a", raw={"vector": 0.8}, speaker="Ann", named_speaker_session=True),
         cand("b", raw={"vector": 0.7}, speaker="Bob", named_speaker_session=True),
     )
-    _, _, match = fuse(pool, plan(query_speakers=["ann"]), CFG, False, False)
+    _, _, match = fuse(pool, plan(query_speakers=["ann"]), NO_PRIOR, False)
     assert match == 1 / 2
     only_others = {k: v for k, v in pool.items() if k.startswith("x")}
-    _, _, none_said = fuse(only_others, plan(query_speakers=["Ann"]), CFG, False, False)
+    _, _, none_said = fuse(only_others, plan(query_speakers=["Ann"]), NO_PRIOR, False)
     assert none_said == 0.0
 
 
 def test_window_rankings_weigh_like_the_vector_signal() -> None:
     pool = _pool(cand("a", raw={"window:0": 0.9}), cand("b", raw={"vector": 0.9}))
-    _, notes, _ = fuse(pool, plan(), CFG, question_prior=False, explain=True)
+    _, notes, _ = fuse(pool, plan(), NO_PRIOR, explain=True)
     assert notes["a"]["signals"]["window:0"]["weight"] == CFG.fusion.time_window_weight
 
 
@@ -89,10 +92,10 @@ def test_first_person_queries_favour_the_users_own_turns() -> None:
         cand("a", raw={"vector": 0.9}, role="assistant"),
         cand("u", raw={"vector": 0.8}, role="user"),
     )
-    cfg = CFG.model_copy(
-        update={"fusion": CFG.fusion.model_copy(update={"first_person_user_factor": 3.0})}
+    cfg = NO_PRIOR.model_copy(
+        update={"fusion": NO_PRIOR.fusion.model_copy(update={"first_person_user_factor": 3.0})}
     )
-    ranking, notes, _ = fuse(pool, plan(first_person=True), cfg, False, True)
+    ranking, notes, _ = fuse(pool, plan(first_person=True), cfg, True)
     assert [i for i, _ in ranking] == ["u", "a"]
     assert notes["u"]["boosts"] == {"first_person": 3.0}
     # not first person, a summary (both parties), or a space of one role: the order is kept
@@ -105,7 +108,7 @@ def test_first_person_queries_favour_the_users_own_turns() -> None:
             cand("a", raw={"vector": 0.9}, role=roles[0]),
             cand("u", raw={"vector": 0.8}, role=roles[1]),
         )
-        assert [i for i, _ in fuse(same, p, cfg, False, False)[0]] == ["a", "u"]
+        assert [i for i, _ in fuse(same, p, cfg, False)[0]] == ["a", "u"]
 
 
 def test_the_standing_ranking_is_weighed_by_its_own_weight() -> None:
@@ -113,7 +116,9 @@ def test_the_standing_ranking_is_weighed_by_its_own_weight() -> None:
         cand("v", raw={"vector": 0.9}),
         cand("s", raw={"standing": 0.7}),
     )
-    cfg = CFG.model_copy(update={"fusion": CFG.fusion.model_copy(update={"standing_weight": 2.0})})
-    ranking, notes, _ = fuse(pool, plan(), cfg, False, True)
+    cfg = NO_PRIOR.model_copy(
+        update={"fusion": NO_PRIOR.fusion.model_copy(update={"standing_weight": 2.0})}
+    )
+    ranking, notes, _ = fuse(pool, plan(), cfg, True)
     assert [i for i, _ in ranking] == ["s", "v"]
     assert notes["s"]["signals"]["standing"]["weight"] == 2.0

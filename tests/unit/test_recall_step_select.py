@@ -10,7 +10,7 @@ from pipelines.overrides import merge_overrides
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.request import RecallFilters
 from pipelines.recall.steps.embeddings import Embeddings, parse_embeddings
-from pipelines.recall.steps.select import Select
+from pipelines.recall.steps.select import Select, session_novelty
 from tests.unit.recall_state import cand, ctx, plan, state
 
 POOL = [
@@ -32,8 +32,8 @@ FULL_CHARGE = merge_overrides(
 
 def test_novelty_shrinks_with_the_heads_session_resolution() -> None:
     scaled, full = _state(), _state()
-    Select(session_novelty=True).run(scaled, ctx())
-    Select(session_novelty=True).run(full, ctx(FULL_CHARGE))
+    Select().run(scaled, ctx())
+    Select().run(full, ctx(FULL_CHARGE))
     assert full.results == ["a1", "b1"] and scaled.results == ["a1", "a2"]
 
 
@@ -45,21 +45,22 @@ def _state(**kw):
 
 def test_session_novelty_reaches_another_session() -> None:
     s = _state()
-    notes = Select(session_novelty=True).run(s, ctx(FULL_CHARGE))
+    notes = Select().run(s, ctx(FULL_CHARGE))
     assert s.results == ["a1", "b1"]  # a2 is charged for its session A
     assert notes is not None and notes["a1"]["session_penalty"] == 0.0 and notes["b1"]["rank"] == 2
     plain = _state()
-    Select(session_novelty=False).run(plain, ctx())
+    no_novelty = merge_overrides(DEFAULT_RECALL_CONFIG, {"selection": {"session_novelty": 0}}, "r")
+    Select().run(plain, ctx(no_novelty))
     assert plain.results == ["a1", "a2"]
 
 
 def test_the_request_sets_or_suppresses_novelty() -> None:
     own = _state(session_novelty=0.0)
-    Select(session_novelty=True).run(own, ctx())
+    Select().run(own, ctx())
     assert own.results == ["a1", "a2"]
     one_stage = _state(filters=RecallFilters(stages=["x"]))
-    assert Select(session_novelty=True).novelty(one_stage, 0.25) == 0.0
-    assert Select(session_novelty=True).novelty(_state(), 0.25) == 0.25
+    assert session_novelty(one_stage, 0.25) == 0.0
+    assert session_novelty(_state(), 0.25) == 0.25
 
 
 def test_embeddings_are_read_for_selection_or_the_caller() -> None:

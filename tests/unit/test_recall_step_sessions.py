@@ -1,5 +1,5 @@
-"""Steps ``session_ranking``, ``session_documents`` and ``session_late_interaction`` in memory:
-when they apply, and how candidates are lifted by their session's rank."""
+"""The read ``session_ranking``, steps ``session_documents`` and ``session_late_interaction``
+in memory: when they apply, and how candidates are lifted by their session's rank."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.request import RecallFilters
 from pipelines.recall.state import session_scope
 from pipelines.recall.steps.session_documents import (
+    SESSION_RANKING,
     SessionDocuments,
-    SessionRanking,
     lift_weight,
     pool_resolution,
     session_lift,
@@ -46,16 +46,16 @@ def test_session_scope() -> None:
 
 
 def test_the_session_ranking_needs_full_text_terms_and_a_weight() -> None:
-    step = SessionRanking()
-    assert step.applies(state(), ctx())
-    assert not step.applies(state(with_plan=plan(fulltext=None)), ctx())
+    read = SESSION_RANKING
+    assert read.ready(state()) and read.wanted(state(), ctx())
+    assert not read.wanted(state(with_plan=plan(fulltext=None)), ctx())
     off = merge_overrides(DEFAULT_RECALL_CONFIG, {"session_documents": {"weight": 0}}, "recall")
-    assert not step.applies(state(), ctx(off))
+    assert not read.wanted(state(), ctx(off))
 
 
 def test_session_documents_lift_the_ranked_sessions() -> None:
     s = state(POOL, RANKING)
-    s.session_ranking = lambda: ["B", "A"]
+    s.reads["session_ranking"] = lambda: ["B", "A"]
     assert SessionDocuments().applies(s, ctx())
     heavy = merge_overrides(
         DEFAULT_RECALL_CONFIG,

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from pipelines.recall.config import DEFAULT_RECALL_CONFIG, QueryConfig
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, QueryConfig, RecallConfig
 from pipelines.recall.intent import Intent
-from pipelines.recall.presets import FULL
+from pipelines.recall.presets import DENSE, FULL, SIMPLE_CONFIG
 from pipelines.recall.request import RecallRequest
 from pipelines.recall.state import RecallState, SpaceProfile
-from pipelines.recall.steps.understand import Understand, entity_keys
+from pipelines.recall.steps.understand import Understand, entity_keys, plan, vector_text
 from tests.unit.recall_state import ctx
 
 PROFILE = SpaceProfile(size=100, total=1000, speakers=("Ann", "Bob"))
-CFG = DEFAULT_RECALL_CONFIG
+CFG = DEFAULT_RECALL_CONFIG  # the full preset's
+SIMPLE = FULL.with_config(SIMPLE_CONFIG, name="simple", description="d").configured(CFG)
 
 
-def _plan(step: Understand, query: str, **request: object):
-    return step.plan(RecallRequest(query=query, **request), PROFILE, CFG)
+def _plan(config: RecallConfig, query: str, **request: object):
+    return plan(RecallRequest(query=query, **request), PROFILE, config)
 
 
 def test_the_plan_of_full() -> None:
     now = datetime(2023, 7, 1, tzinfo=UTC)
-    p = _plan(FULL.understand, "What did Ann say about Paris in May 2023?", now=now)
+    p = _plan(CFG, "What did Ann say about Paris in May 2023?", now=now)
     assert p.query_speakers == ["Ann"]
     assert "Ann" not in p.content and "Paris" in p.content
     assert p.vector_text == p.content  # speakers stripped from the embedded text too
@@ -34,8 +35,7 @@ def test_the_plan_of_full() -> None:
 
 
 def test_signals_outside_the_step_weigh_nothing() -> None:
-    dense = Understand(signals=("vector",), intent_profiles=False)
-    p = _plan(dense, "What did Ann say about Paris?")
+    p = _plan(DENSE.configured(CFG), "What did Ann say about Paris?")
     assert p.weights["vector"] > 0 and all(w == 0 for s, w in p.weights.items() if s != "vector")
     assert p.fulltext is None and p.entity_keys == []
     semantic = CFG.weights_for(Intent.SEMANTIC)["vector"]
@@ -43,28 +43,24 @@ def test_signals_outside_the_step_weigh_nothing() -> None:
 
 
 def test_without_speakers_or_time_expressions() -> None:
-    plain = Understand()
-    p = _plan(plain, "What did Ann say about Paris in May 2023?")
+    p = _plan(SIMPLE, "What did Ann say about Paris in May 2023?")
     assert p.query_speakers == [] and p.content == p.query and p.windows == []
 
 
 def test_the_pool_follows_the_request() -> None:
-    assert _plan(FULL.understand, "q", k=40).pool == 120
-    assert _plan(FULL.understand, "q", k=10, oversample=12).pool == 12
+    assert _plan(CFG, "q", k=40).pool == 120
+    assert _plan(CFG, "q", k=10, oversample=12).pool == 12
 
 
 def test_vector_text_is_what_the_plan_embeds() -> None:
     query = "What does Ann do at Zentrix?"
-    assert (
-        FULL.understand.vector_text(query, PROFILE, CFG)
-        == _plan(FULL.understand, query).vector_text
-    )
-    assert Understand().vector_text(query, PROFILE, CFG) == query
+    assert vector_text(query, PROFILE, CFG) == _plan(CFG, query).vector_text
+    assert vector_text(query, PROFILE, SIMPLE) == query
 
 
 def test_run_puts_the_plan_in_the_state() -> None:
     state = RecallState(request=RecallRequest(query="Ann's cello"), preset=FULL, profile=PROFILE)
-    assert FULL.understand.run(state, ctx()) is None
+    assert Understand().run(state, ctx()) is None
     assert state.plan.query == "Ann's cello"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.recall.selection import with_replies
+from pipelines.recall.steps.replies import with_replies
 
 
 def test_each_request_among_the_first_is_followed_by_its_reply() -> None:

@@ -2,9 +2,11 @@
 
 A step is a frozen pydantic model: its fields are the parameters a preset gives it, its
 ``run`` reads and extends the :class:`~pipelines.recall.state.RecallState`, and its tunables
-come from its own section of :class:`~pipelines.recall.config.RecallConfig`. The runner
-(:mod:`pipelines.recall.runner`) calls the steps of a preset in order and owns the deadline,
-the timings and the explanations.
+come from its own section of :class:`~pipelines.recall.config.RecallConfig`. A step declares
+the round trips it waits for (:class:`Read`, its ``reads``); the runner
+(:mod:`pipelines.recall.runner`) starts each declared read as soon as the state holds its
+inputs, calls the steps of a preset in order, and owns the deadline, the timings and the
+explanations.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -59,6 +61,43 @@ class StepContext:
     access: AccessLog | None = None
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Read(Generic[T]):
+    """A round trip a step waits for. The runner starts it once ``ready`` (the state holds
+    its inputs) and when ``wanted``: on the executor when there is one and
+    ``candidates.concurrent_signals`` is on, else as a call the step makes when it waits.
+    ``concurrent_only``: without the executor it is not read on its own (the step that
+    waits reads it with its own round trip)."""
+
+    name: str
+    ready: Callable[[RecallState], bool]
+    wanted: Callable[[RecallState, StepContext], bool]
+    #: the round trip as a call (None: nothing to read for this state)
+    call: Callable[[RecallState, StepContext], Callable[[], T] | None]
+    concurrent_only: bool = False
+
+    def result(self, state: RecallState) -> T | None:
+        """What the read brought (waiting for it); None when it was not started."""
+        pending = state.reads.get(self.name)
+        return None if pending is None else cast(T, pending())
+
+    def started(self, state: RecallState) -> bool:
+        return self.name in state.reads
+
+
+def after_understand(state: RecallState) -> bool:
+    """Ready once the query is understood (the plan exists)."""
+    return state.plan_ is not None
+
+
+def after_embed(state: RecallState) -> bool:
+    """Ready once the query is embedded."""
+    return state.query_vector is not None
+
+
 class RecallStep(BaseModel):
     """One step of a recall preset. Subclasses set ``kind`` (a literal: its name in the
     preset, the timings and the step order) and implement :meth:`run`."""
@@ -74,6 +113,8 @@ class RecallStep(BaseModel):
     after: ClassVar[tuple[str, ...]] = ()
     #: Steps that must be in the preset, before it.
     requires: ClassVar[tuple[str, ...]] = ()
+    #: The round trips it waits for, started by the runner ahead of it.
+    reads: ClassVar[tuple[Read[Any], ...]] = ()
     #: It reads the query's embedding / its late-interaction token vectors.
     needs_query_vector: ClassVar[bool] = False
     needs_query_tokens: ClassVar[bool] = False

@@ -1,15 +1,16 @@
-"""Steps ``lexical_ahead`` and ``candidates``: every signal's candidates, in one round trip
-or (with an executor and ``candidates.concurrent_signals``) two concurrent ones: the signals
-that need no embedding are sent before the query is embedded, the vector signals after."""
+"""Step ``candidates``: every signal's candidates, in one round trip or (with an executor and
+``candidates.concurrent_signals``) two concurrent ones: the signals that need no embedding
+are sent before the query is embedded (the read ``lexical``), the vector signals after."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pipelines import spaces
 from pipelines.recall.config import SIGNAL_VECTOR
-from pipelines.recall.state import Explanations, RecallState
-from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.state import Explanations, RecallState, Row
+from pipelines.recall.steps.base import Read, RecallStep, StepContext, after_understand
 from pipelines.recall.steps.candidate_query import (
     NO_LEXICAL_SIGNALS,
     candidate_params,
@@ -21,38 +22,34 @@ from pipelines.recall.steps.candidate_query import (
 from pipelines.recall.steps.embed import needs_embedding
 
 
-class LexicalAhead(RecallStep):
-    """Send the embedding-free signals (full-text, entities, heat, recency) now, so that
-    Neo4j answers them while the query is embedded."""
+def _lexical_wanted(state: RecallState, ctx: StepContext) -> bool:
+    return needs_embedding(state)
 
-    kind: Literal["lexical_ahead"] = "lexical_ahead"
-    requires = ("understand",)
 
-    def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        return (
-            ctx.executor is not None
-            and ctx.config.candidates.concurrent_signals
-            and needs_embedding(state)
-        )
-
-    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        assert ctx.executor is not None  # applies() checked it
-        params = candidate_params(
-            ctx.space, state.request, state.plan, state.profile, ctx.config, []
-        )
-        if has_lexical_signals(params):
-            state.lexical = ctx.executor.submit(ctx.store.read, "recall/candidates", **params)
+def _lexical_call(state: RecallState, ctx: StepContext) -> Callable[[], list[Row]] | None:
+    params = candidate_params(ctx.space, state.request, state.plan, state.profile, ctx.config, [])
+    if not has_lexical_signals(params):
         return None
+    store = ctx.store
+    return lambda: store.read("recall/candidates", **params)
+
+
+#: The embedding-free signals (full-text, entities, heat, recency), sent while the query is
+#: embedded; only with the executor (else they share the vector signals' round trip).
+LEXICAL = Read[list[Row]](
+    "lexical", after_understand, _lexical_wanted, _lexical_call, concurrent_only=True
+)
 
 
 class Candidates(RecallStep):
-    """Every signal's candidates (the vector signals only, when ``lexical_ahead`` sent the
-    others), then more vector candidates while the approximate index's share of the space
+    """Every signal's candidates (the vector signals only, when the read ``lexical`` brought
+    the others), then more vector candidates while the approximate index's share of the space
     came back short."""
 
     kind: Literal["candidates"] = "candidates"
     requires = ("understand",)
-    after = ("lexical_ahead", "embed")
+    after = ("embed",)
+    reads = (LEXICAL,)
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
         plan, cfg = state.plan, ctx.config.candidates
@@ -67,12 +64,12 @@ class Candidates(RecallStep):
             ctx.space, state.request, plan, state.profile, ctx.config, embeddings, stages
         )
         read = ctx.store.read
-        if state.lexical is None:
+        if not LEXICAL.started(state):
             pool = parse_candidates(read("recall/candidates", **params))
         else:
             params.update(NO_LEXICAL_SIGNALS)
             pool = parse_candidates(read("recall/candidates", **params)) if embeddings else {}
-            merge(pool, parse_candidates(state.lexical.result()))
+            merge(pool, parse_candidates(LEXICAL.result(state) or []))
         # Adaptive over-fetch: the approximate index is searched globally and post-filtered;
         # when the space's share came back short, ask again (vector only) with a larger k.
         vector_k, size = params["vector_k"], state.profile.size

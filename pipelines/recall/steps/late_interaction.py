@@ -1,5 +1,5 @@
 """Step ``late_interaction``: rescore the head of the ranking by MaxSim of the query's token
-vectors against each memory's stored ones (:func:`~pipelines.recall.fusion.head_blend`), a
+vectors against each memory's stored ones (:func:`head_blend`), a
 reranker that needs no new weights.
 
 Token vectors the rerank's round trip did not bring are read here; memories without any
@@ -9,15 +9,17 @@ chunk's token vectors."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from pipelines.models.late_interaction import late_score, unpack
 from pipelines.recall.config import LateInteractionConfig
-from pipelines.recall.fusion import head_blend
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.rerank import BlendedItem, min_max_normalise
 from pipelines.recall.steps.token_reads import chunk_tokens, memory_tokens
 
 
@@ -78,3 +80,50 @@ def late_blend(
                 }
     state.set_ranking([(b.id, b.score) for b in blended])
     return notes
+
+
+def head_blend(
+    scored: Sequence[tuple[str, float]],
+    head_scores: Mapping[str, float],
+    weight: float,
+    window: int,
+) -> list[BlendedItem]:
+    """Rescore the first ``window`` items: ``(1 − w)·score_n + w·head_n``, where ``score_n``
+    is the item's score min-max normalised over those items and ``head_n`` its
+    ``head_scores`` value normalised over the items that have one (an item without one
+    gets 0, like the worst). The rest keep their order below the head: their scores are
+    normalised with the head's minimum and maximum (so they are at most 0) and scaled by
+    ``1 − w``. ``weight = 0`` keeps the order. Stable: ties keep the input order.
+
+    Used by late interaction, whose scores exist only for the head of the list."""
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError("weight must be in [0, 1]")
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    if not scored:
+        return []
+    head, tail = list(scored[:window]), list(scored[window:])
+    low = min(s for _, s in head)
+    high = max(s for _, s in head)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError("scores must be finite")
+    span = high - low
+    with_score = [item_id for item_id, _ in head if item_id in head_scores]
+    head_norm = dict(
+        zip(with_score, min_max_normalise([head_scores[i] for i in with_score]), strict=True)
+    )
+
+    def base(value: float) -> float:
+        return 1.0 if span == 0.0 else (value - low) / span
+
+    out = []
+    for item_id, value in head:
+        b, h = base(value), head_norm.get(item_id, 0.0)
+        score = (1.0 - weight) * b + weight * h
+        out.append(BlendedItem(item_id, score, b, h, item_id in head_norm))
+    out.sort(key=lambda item: -item.score)
+    floor = min(item.score for item in out)
+    for item_id, value in tail:
+        b = base(value) if span else -1.0
+        out.append(BlendedItem(item_id, min(floor, (1.0 - weight) * b), b, 0.0, False))
+    return out

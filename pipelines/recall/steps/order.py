@@ -1,6 +1,6 @@
 """Step ``order`` (pure): the results in time order when the request asks for it
-(``order="time"``), or for event-order questions with ``order="auto"`` when the preset
-has ``event_order``. Which results are returned never depends on it."""
+(``order="time"``), or for event-order questions with ``order="auto"`` when
+``order.event_order`` is on. Which results are returned never depends on it."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ class Order(RecallStep):
     kind: Literal["order"] = "order"
     requires = ("fuse",)
     after = ("select", "exact_first")
-    #: ``order="auto"`` puts event-order questions in time order.
-    event_order: bool = False
 
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
         order = state.request.order
         return order == "time" or (
-            order == "auto" and self.event_order and state.plan.intent == Intent.EVENT_ORDER
+            order == "auto"
+            and ctx.config.order.event_order
+            and state.plan.intent == Intent.EVENT_ORDER
         )
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:

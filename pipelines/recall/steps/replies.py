@@ -12,12 +12,12 @@ Replies pass the request's filters like any candidate."""
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Sequence
+from typing import Literal, TypeVar
 
 import numpy as np
 
 from pipelines.recall.intent import Intent
-from pipelines.recall.selection import with_replies
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
@@ -56,3 +56,24 @@ class Replies(RecallStep):
         if not state.explaining:
             return None
         return {reply: {"replies_to": request} for request, reply in replies.items()}
+
+
+T = TypeVar("T")
+
+
+def with_replies(results: Sequence[T], replies: dict[T, T], requests: int, k: int) -> list[T]:
+    """``results`` with the reply to each of its first ``requests`` items (``replies`` maps
+    an item to the turn that answers it) placed right after that item, moved up if it is
+    further down; cut to ``k``."""
+    head = set(results[:requests])
+    added = {replies[r] for r in head if r in replies}
+    out: list[T] = []
+    for item in results:
+        if item in added and item not in out and item not in head:
+            continue  # it comes after its request instead
+        if item not in out:
+            out.append(item)
+        reply = replies.get(item)
+        if item in head and reply is not None and reply not in out:
+            out.append(reply)
+    return out[:k]

@@ -1,6 +1,15 @@
 """Step ``rerank``: rescore the head of the ranking with the cross-encoder when one is
-loaded, else with the no-weights context reranker (a turn scored together with its
-conversation neighbours), blended with the current score.
+loaded, else with the no-weights context reranker, blended with the current score
+(:func:`blend_rerank`: min-max normalise the fused score and the reranker's over the
+candidates and mix them, ``(1 − α)·fused + α·rerank``).
+
+The context reranker (:func:`context_scores`, pure) scores a turn together with its
+conversation neighbours: a conversational turn is often only intelligible with the turns
+around it ("Yes, last week!" answers the question before it), so each candidate scores its
+own cosine similarity to the query plus a share of the best similarity among its neighbours
+(up to ``window`` turns away along NEXT edges, nearer ones counting more). The similarities
+come from the embeddings already stored in the graph (computed in Cypher): no model call, no
+new weights.
 
 The context reranker's round trip also brings the head's embeddings when they will be
 needed (selection, or the caller) and its late-interaction token vectors when a later step
@@ -9,14 +18,15 @@ the process's cache holds."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from pipelines.models.late_interaction import TOKEN_FORMAT
-from pipelines.recall.config import SIGNAL_VECTOR, RerankConfig
-from pipelines.recall.fusion import blend_rerank
-from pipelines.recall.rerank import context_scores
+from pipelines.recall.config import DEFAULT_RECALL_CONFIG, SIGNAL_VECTOR, RerankConfig
 from pipelines.recall.state import Explanations, RecallState, Row, cosine_from_neo4j
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.token_reads import (
@@ -100,7 +110,7 @@ def context_rerank_scores(
 ) -> dict[str, float]:
     """The context reranker's score of each row: its cosine with the query (or its best
     chunk's, ``best_chunk``, when higher) plus the best of its neighbours'
-    (:func:`~pipelines.recall.rerank.context_scores`)."""
+    (:func:`context_scores`)."""
     chunks = best_chunk or {}
     return context_scores(
         {r["id"]: cosine_from_neo4j(max(r["score"], chunks.get(r["id"], 0.0))) for r in rows},
@@ -120,7 +130,7 @@ def context_rerank_scores(
 def blend(
     state: RecallState, rerank_scores: dict[str, float], weight: float, method: str
 ) -> Explanations:
-    """Blend ``rerank_scores`` into the ranking (:func:`~pipelines.recall.fusion.blend_rerank`)."""
+    """Blend ``rerank_scores`` into the ranking (:func:`blend_rerank`)."""
     blended = blend_rerank([(i, state.scores[i]) for i in state.order], rerank_scores, weight)
     state.set_ranking([(b.id, b.score) for b in blended])
     notes: dict[str, dict[str, Any]] = {}
@@ -133,3 +143,97 @@ def blend(
                 "blended": b.score,
             }
     return notes
+
+
+def context_scores(
+    own: Mapping[str, float],
+    neighbours: Mapping[str, Sequence[tuple[int, float]]],
+    weight: float = DEFAULT_RECALL_CONFIG.rerank.context_weight,
+    window: int = DEFAULT_RECALL_CONFIG.rerank.context_window,
+) -> dict[str, float]:
+    """``own[id] + weight · max(0, max_n sim(n) / distance(n))`` for every id in ``own``.
+
+    ``own`` maps ids to their cosine similarity with the query; ``neighbours[id]`` lists
+    ``(distance, similarity)`` pairs of its neighbours (distance ≥ 1 turns). Neighbours
+    farther than ``window`` are ignored; dividing by the distance makes adjacent turns count
+    most; negative similarities add nothing.
+
+    Raises:
+        ValueError: if ``weight`` is negative or ``window`` < 0.
+    """
+    if weight < 0.0:
+        raise ValueError("weight must be >= 0")
+    if window < 0:
+        raise ValueError("window must be >= 0")
+    out: dict[str, float] = {}
+    for item_id, sim in own.items():
+        best = 0.0
+        for distance, n_sim in neighbours.get(item_id, ()):
+            if 1 <= distance <= window:
+                best = max(best, n_sim / distance)
+        out[item_id] = sim + weight * best
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class BlendedItem:
+    """A candidate after reranker blending; ``*_norm`` are the min-max normalised inputs."""
+
+    id: str
+    score: float
+    fused_norm: float
+    rerank_norm: float
+    reranked: bool
+
+
+def min_max_normalise(values: Sequence[float]) -> list[float]:
+    """Scale ``values`` linearly onto [0, 1]; a constant (or single) list maps to all 1.0.
+
+    Mapping a constant list to 1.0 (rather than 0.0) means "no information to demote
+    anything", so blending with a flat score list leaves the other ordering intact.
+    """
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError("scores must be finite")
+    if high == low:
+        return [1.0 for _ in values]
+    span = high - low
+    return [(value - low) / span for value in values]
+
+
+def blend_rerank(
+    fused: Sequence[tuple[str, float]],
+    rerank_scores: Mapping[str, float],
+    weight: float = DEFAULT_RECALL_CONFIG.rerank.weight,
+) -> list[BlendedItem]:
+    """Blend fused scores with cross-encoder scores: ``(1 − w)·fused_n + w·rerank_n``.
+
+    Both score lists are min-max normalised over the candidates (fused over all of
+    ``fused``; rerank over the candidates that have a rerank score). Candidates the
+    reranker did not score (outside the rerank window) get ``rerank_n = 0``, i.e. they are
+    treated like the worst reranked candidate. ``weight = 0`` reproduces the fused order
+    and ``weight = 1`` the reranker order (unscored candidates tie with the worst scored
+    one). Ties keep the input order (stable sort).
+    """
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError("weight must be in [0, 1]")
+    if not fused:
+        return []
+    fused_norm = min_max_normalise([score for _, score in fused])
+    scored_ids = [item_id for item_id, _ in fused if item_id in rerank_scores]
+    rerank_norm = dict(
+        zip(
+            scored_ids,
+            min_max_normalise([rerank_scores[item_id] for item_id in scored_ids]),
+            strict=True,
+        )
+    )
+    blended = []
+    for (item_id, _), f_norm in zip(fused, fused_norm, strict=True):
+        r_norm = rerank_norm.get(item_id, 0.0)
+        score = (1.0 - weight) * f_norm + weight * r_norm
+        blended.append(BlendedItem(item_id, score, f_norm, r_norm, item_id in rerank_norm))
+    blended.sort(key=lambda item: -item.score)
+    return blended

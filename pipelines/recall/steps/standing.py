@@ -8,8 +8,9 @@ or every query with ``candidates.standing_scope = "all"``, the space's active in
 preference facts (extracted at ingest, embedded) are ranked by cosine with the query, or with
 the topic a statement is conditioned on ("… when I ask about deadlines"); the turns that
 stated the closest ones join the pool as a ``standing`` ranking, which the fusion weighs by
-``fusion.standing_weight``. With an executor, ``standing_ahead`` sends that read beside the
-vector candidates and ``standing`` merges what it brought."""
+``fusion.standing_weight``. That round trip is the read ``standing_statements``, started
+once the query is embedded (on the executor, beside the vector candidates, when there is
+one); ``standing`` merges what it brought."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Literal
 
 from pipelines.recall.config import SIGNAL_STANDING
 from pipelines.recall.state import Explanations, RecallState, Row, ranked
-from pipelines.recall.steps.base import RecallStep, StepContext
+from pipelines.recall.steps.base import Read, RecallStep, StepContext, after_embed
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
 
 STANDING_CATEGORIES = ("instruction", "preference")
@@ -51,40 +52,22 @@ def standing_read(state: RecallState, ctx: StepContext) -> Callable[[], list[Row
     return lambda: store.read("recall/standing_candidates", **params)
 
 
-class StandingAhead(RecallStep):
-    """Send the standing read now (with an executor), so that Neo4j answers it beside the
-    vector candidates."""
-
-    kind: Literal["standing_ahead"] = "standing_ahead"
-    requires = ("understand",)
-    after = ("embed",)
-    needs_query_vector = True
-
-    def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        return (
-            ctx.executor is not None
-            and ctx.config.candidates.concurrent_signals
-            and wanted(state, ctx)
-        )
-
-    def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        assert ctx.executor is not None  # applies() checked it
-        state.standing = ctx.executor.submit(standing_read(state, ctx)).result
-        return None
+#: The closest active standing statements, sent beside the vector candidates.
+STANDING_STATEMENTS = Read[list[Row]]("standing_statements", after_embed, wanted, standing_read)
 
 
 class Standing(RecallStep):
     kind: Literal["standing"] = "standing"
     requires = ("understand", "candidates")
-    after = ("embed", "standing_ahead")
+    after = ("embed",)
+    reads = (STANDING_STATEMENTS,)
     needs_query_vector = True
 
     def applies(self, state: RecallState, ctx: StepContext) -> bool:
-        return wanted(state, ctx)
+        return STANDING_STATEMENTS.started(state)
 
     def run(self, state: RecallState, ctx: StepContext) -> Explanations | None:
-        rows = (state.standing or standing_read(state, ctx))()
-        merge(state.pool, parse_candidates(rows))
+        merge(state.pool, parse_candidates(STANDING_STATEMENTS.result(state) or []))
         return None
 
 
@@ -119,4 +102,4 @@ def with_standing(results: list[str], state: RecallState, slots: int) -> list[st
     return results[: min(len(results), state.plan.k - len(missing))] + missing
 
 
-__all__ = ["SIGNAL_STANDING", "Standing", "StandingAhead", "StandingSlots"]
+__all__ = ["SIGNAL_STANDING", "STANDING_STATEMENTS", "Standing", "StandingSlots"]

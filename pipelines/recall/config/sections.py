@@ -1,12 +1,5 @@
-"""Every tunable of the recall (read) path: one frozen pydantic model, one section per step.
-
-A preset (:mod:`pipelines.recall.presets`) says *which* steps run and in what order; this
-model says *how* each step is tuned. No recall module hard-codes a number: a step reads its
-own section (``config.rerank``, ``config.late_interaction``, ...). The values are priors
-from the design sources (k = 60 for RRF, λ = 0.5 for MMR, a 0.55 reranker blend) recalibrated
-on LoCoMo where a comment says so; every one is a plain, validated field, so a benchmark can
-sweep it (``python -m benchmarks locomo --recall-set section.field=value``).
-"""
+"""The sections of :class:`~pipelines.recall.config.RecallConfig`: one model per step (and
+the value types and signal names they share)."""
 
 from __future__ import annotations
 
@@ -14,8 +7,6 @@ import math
 from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from pipelines.recall.intent import Intent
 
 Weight = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
@@ -42,39 +33,6 @@ DEFAULT_SIGNALS: tuple[str, ...] = (
 )
 
 
-def _profile(
-    vector: float, fulltext: float, entity: float, heat: float, recency: float
-) -> dict[str, float]:
-    return {
-        SIGNAL_VECTOR: vector,
-        SIGNAL_FULLTEXT: fulltext,
-        SIGNAL_ENTITY: entity,
-        SIGNAL_HEAT: heat,
-        SIGNAL_RECENCY: recency,
-    }
-
-
-def _default_intent_weights() -> dict[Intent, dict[str, float]]:
-    # Vector similarity and full-text anchor every profile; the other signals are shifted
-    # per intent: recency up for knowledge-update questions only ("when did" questions ask
-    # for a time, not for the latest memory), the entity graph up for entity, multi-hop and
-    # ordering questions, heat up for standing instructions. Tuned on LoCoMo conversations
-    # 1-2 and checked on 3-4 (preset full, rrf_k 20): doubling the full-text weights moved
-    # turn MRR from 0.469 to 0.499 on 3-4; temporal recency 0.6 -> 0.1 added 0.05 R@10.
-    return {
-        Intent.SEMANTIC: _profile(1.0, 1.0, 0.3, 0.3, 0.1),
-        Intent.TEMPORAL: _profile(1.0, 1.2, 0.4, 0.2, 0.1),
-        Intent.CAUSAL: _profile(1.0, 0.8, 0.4, 0.2, 0.1),
-        Intent.ENTITY: _profile(0.8, 1.2, 1.0, 0.2, 0.1),
-        Intent.KNOWLEDGE_UPDATE: _profile(1.0, 1.0, 0.5, 0.5, 1.0),
-        Intent.MULTI_HOP: _profile(1.0, 1.0, 0.8, 0.2, 0.1),
-        Intent.PREFERENCE: _profile(1.0, 0.6, 0.6, 0.4, 0.3),
-        Intent.INSTRUCTION: _profile(1.0, 1.2, 0.2, 0.6, 0.3),
-        Intent.EVENT_ORDER: _profile(1.0, 1.0, 0.6, 0.1, 0.2),
-        Intent.SUMMARIZATION: _profile(1.0, 0.6, 0.5, 0.4, 0.3),
-    }
-
-
 def _default_candidates() -> dict[str, int]:
     return {
         SIGNAL_VECTOR: 100,
@@ -85,6 +43,11 @@ def _default_candidates() -> dict[str, int]:
     }
 
 
+#: The bounds of a full-text phrase boost (Lucene's ``^boost``, written in fixed point).
+MIN_PHRASE_BOOST = 0.001
+MAX_PHRASE_BOOST = 1000.0
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -92,13 +55,28 @@ class _Section(BaseModel):
 class QueryConfig(_Section):
     """The ``understand`` step: what is derived from the query text."""
 
+    #: The signals fused (the others get weight 0): some of :attr:`RecallConfig.signals`.
+    signals: tuple[str, ...] = DEFAULT_SIGNALS
+    #: Use the intent's weight profile; off: the semantic (balanced) profile always.
+    intent_profiles: bool = True
+    #: Resolve time expressions ("last March") against the question time: boosts and
+    #: candidate windows.
+    time_expressions: bool = True
+    #: Speakers named in the query: search the content without the names and boost the
+    #: memories those speakers said (and their conversations).
+    speakers: bool = True
     fulltext_max_terms: PositiveInt = 32
-    fulltext_phrase_boost: Annotated[float, Field(ge=0.001, le=1000.0)] = 2.0
+    fulltext_phrase_boost: Annotated[float, Field(ge=MIN_PHRASE_BOOST, le=MAX_PHRASE_BOOST)] = 2.0
     #: What "recently" means, in days.
     recent_window_days: PositiveFloat = 30.0
     #: Query n-grams (up to this many words) looked up as entity keys.
     entity_ngram_max: PositiveInt = 3
     entity_max_keys: PositiveInt = 64
+    #: A query word that is not a stop word, has no digit and no capital is a keyword (for
+    #: the abstention's keyword coverage) from this many characters.
+    keyword_min_chars: PositiveInt = 4
+    #: Identifier-like tokens of a query looked up exactly (step ``identifiers``), at most.
+    max_identifiers: PositiveInt = 8
     #: Remove the speakers a query names from the text that is embedded for the vector
     #: signal too (they are always removed from the full-text query: memory text does not
     #: contain its speaker). On: the speaker boost already favours the named speaker's
@@ -156,6 +134,9 @@ class CandidatesConfig(_Section):
     #: turn MRR 0.401 without (0.448 without chunk signals at all), 0.439 / 0.453 / 0.452 at
     #: 0.01 / 0.02 / 0.04; full unchanged; LoCoMo has no long memories.
     chunk_length_penalty: Annotated[float, Field(ge=0.0, le=1.0)] = 0.02
+    #: Memories read per query identifier (step ``identifiers``): an identifier shared by
+    #: more is no lookup key.
+    identifier_fetch: PositiveInt = 50
 
     def use_exact_scan(self, space_size: int) -> bool:
         """Whether a memory space is small enough to brute-force the vector signal.
@@ -210,9 +191,9 @@ class FusionConfig(_Section):
     #: the speaker boost): in a space shared by many conversations, a question about
     #: Caroline is about the conversations she took part in.
     speaker_session_boost_factor: Factor = 3.0
-    #: Presets whose fuse step has ``question_prior``: a conversation turn that ends with a
-    #: question (:func:`pipelines.recall.query.ends_with_question`) is scaled by this; 1
-    #: keeps the order. On LoCoMo 22 % of the turns end with a question but 10.5 % of the
+    #: The question prior: a conversation turn that ends with a question
+    #: (:func:`pipelines.recall.query.ends_with_question`) is scaled by this; 1 keeps the
+    #: order (no prior). On LoCoMo 22 % of the turns end with a question but 10.5 % of the
     #: evidence turns do, and a question was the top result of 476 of 1,982 questions (49 of
     #: them evidence). Turn MRR by factor (1 / 0.85 / 0.7 / 0.55 / 0.4): 0.492 / 0.505 /
     #: 0.513 / 0.516 / 0.513, session MRR 0.767 / 0.774 / 0.770 / 0.762 / 0.758; 0.7
@@ -232,14 +213,15 @@ class FusionConfig(_Section):
     #: pool carries no information for the query and is left out of the fusion (e.g. heat right
     #: after a bulk import, when every memory is equally hot).
     min_signal_spread: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1e-3
-    #: Per-query signal reliability (:func:`pipelines.recall.fusion.signal_reliability`):
+    #: Per-query signal reliability (:func:`pipelines.recall.steps.fuse.signal_reliability`):
     #: each content signal's weight is scaled by how far its best score stands above the
     #: rest of its top ``reliability_top_n`` relative to the other content signals; 0 turns
     #: it off.
     reliability_top_n: Annotated[int, Field(ge=0)] = 0
     #: Scale the session-level lifts (session documents, session late interaction) by how
     #: finely the selection pool splits into sessions against k
-    #: (:func:`pipelines.recall.fusion.session_resolution`): few large sessions, less lift.
+    #: (:func:`pipelines.recall.steps.session_documents.session_resolution`): few large
+    #: sessions, less lift.
     #: With ``selection.novelty_by_resolution``, in-process on kept spaces: BEAM-100K (3
     #: conversations, 54 questions) turn R@10 / MRR 0.870 / 0.521 -> 0.889 / 0.549; LoCoMo
     #: (6 conversations, 1,155) 0.847 / 0.576 -> 0.853 / 0.581, session 0.970 / 0.857 kept.
@@ -342,12 +324,12 @@ class SelectionConfig(_Section):
     #: needs room to reach other sessions: at k = 10 on LoCoMo, a pool of 50 instead of 30
     #: raised session R@10 from 0.969 to 0.975 (novelty 0.3).
     min_pool: PositiveInt = 50
-    #: Session novelty (a select step with ``session_novelty``): a candidate whose
-    #: conversation session already has a pick loses this much relevance (normalised to
-    #: [0, 1]), once; 0 turns it off. LoCoMo per conversation, turn R@10 / turn MRR /
-    #: session R@10 / session MRR by novelty (pool 30): 0: 0.872 / 0.601 / 0.953 / 0.841,
-    #: 0.2: 0.864 / 0.597 / 0.966 / 0.852, 0.3: 0.854 / 0.590 / 0.969 / 0.855; with the pool
-    #: of 50, 0.25: 0.857 / 0.590 / 0.972 / 0.857.
+    #: Session novelty (for requests across sessions, unless the request gives its own): a
+    #: candidate whose conversation session already has a pick loses this much relevance
+    #: (normalised to [0, 1]), once; 0 turns it off. LoCoMo per conversation, turn R@10 /
+    #: turn MRR / session R@10 / session MRR by novelty (pool 30): 0: 0.872 / 0.601 / 0.953
+    #: / 0.841, 0.2: 0.864 / 0.597 / 0.966 / 0.852, 0.3: 0.854 / 0.590 / 0.969 / 0.855; with
+    #: the pool of 50, 0.25: 0.857 / 0.590 / 0.972 / 0.857.
     session_novelty: UnitFloat = 0.25
     #: Scale session novelty likewise by the pool's session resolution (see
     #: ``fusion.session_lift_by_resolution``).
@@ -368,9 +350,16 @@ class SelectionConfig(_Section):
     standing_slots: NonNegativeInt = 1
 
 
+class OrderConfig(_Section):
+    """The ``order`` step: when the results are put in time order."""
+
+    #: ``order="auto"`` puts event-order questions in time order.
+    event_order: bool = True
+
+
 class EchoesConfig(_Section):
     """The ``echoes`` step: a question turn that restates the query gives its place to the
-    turn that answers it (:mod:`pipelines.recall.echoes`)."""
+    turn that answers it (:mod:`pipelines.recall.steps.echoes`)."""
 
     #: Echoes are looked for among this many of the ranking's first candidates; 0 turns the
     #: step off. LoCoMo conversations 1-3 in process (preset full, k = 10, 495 questions),
@@ -387,7 +376,7 @@ class EchoesConfig(_Section):
 
 
 class AbstentionThresholds(_Section):
-    """The ``abstain`` step (:func:`pipelines.recall.abstain.decide_abstention`).
+    """The ``abstain`` step (:func:`pipelines.recall.steps.abstain.decide_abstention`).
 
     Similarities are raw cosine values (−1..1). The evidence score is a weighted mean of
     four features in [0, 1]; the weights need not sum to one (they are renormalised over
@@ -424,67 +413,3 @@ class AbstentionThresholds(_Section):
         if total + self.weight_agreement <= 0.0:
             raise ValueError("at least one evidence weight must be positive")
         return self
-
-
-class RecallConfig(_Section):
-    """All tunables of recall. Frozen: derive variants with
-    :func:`pipelines.overrides.merge_overrides` (validated) or ``model_copy``.
-
-    Nested dicts are plain dicts (pydantic cannot freeze them); treat them as read-only
-    and use :meth:`weights_for` to obtain a private copy of a profile.
-    """
-
-    # --- signals and their weight profiles (the understand step)
-    signals: tuple[str, ...] = DEFAULT_SIGNALS
-    intent_weights: dict[Intent, dict[str, Weight]] = Field(default_factory=_default_intent_weights)
-
-    # --- one section per step
-    query: QueryConfig = Field(default_factory=QueryConfig)
-    candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
-    fusion: FusionConfig = Field(default_factory=FusionConfig)
-    heat: HeatConfig = Field(default_factory=HeatConfig)
-    rerank: RerankConfig = Field(default_factory=RerankConfig)
-    session_documents: SessionDocumentsConfig = Field(default_factory=SessionDocumentsConfig)
-    late_interaction: LateInteractionConfig = Field(default_factory=LateInteractionConfig)
-    session_late_interaction: SessionLateInteractionConfig = Field(
-        default_factory=SessionLateInteractionConfig
-    )
-    selection: SelectionConfig = Field(default_factory=SelectionConfig)
-    echoes: EchoesConfig = Field(default_factory=EchoesConfig)
-    abstention: AbstentionThresholds = Field(default_factory=AbstentionThresholds)
-
-    # --- the service
-    #: How long a space's size and speaker list, and a stage filter's size, are cached by a
-    #: Recaller (seconds).
-    space_profile_ttl_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 30.0
-    #: At most this many distinct speakers are read for query speaker detection.
-    max_known_speakers: PositiveInt = 200
-    #: Learn the names speakers call each other by (:mod:`pipelines.recall.speakers`) from at
-    #: most this many of the newest turns that open by addressing someone; 0 learns none.
-    max_speaker_openings: NonNegativeInt = 2000
-
-    @model_validator(mode="after")
-    def _check(self) -> Self:
-        if len(set(self.signals)) != len(self.signals) or not self.signals:
-            raise ValueError("signals must be non-empty and unique")
-        known = set(self.signals)
-        missing = [intent for intent in Intent if intent not in self.intent_weights]
-        if missing:
-            raise ValueError(f"intent_weights lacks a profile for {missing}")
-        for intent, profile in self.intent_weights.items():
-            if set(profile) != known:
-                raise ValueError(
-                    f"profile {intent!s} must weight exactly {sorted(known)}, got {sorted(profile)}"
-                )
-            if not any(weight > 0.0 for weight in profile.values()):
-                raise ValueError(f"profile {intent!s} has no positive weight")
-        if set(self.candidates.per_signal) != known:
-            raise ValueError("candidates.per_signal must cover exactly the signals")
-        return self
-
-    def weights_for(self, intent: Intent) -> dict[str, float]:
-        """A fresh copy of the signal-weight profile of ``intent``."""
-        return dict(self.intent_weights[intent])
-
-
-DEFAULT_RECALL_CONFIG = RecallConfig()
