@@ -102,9 +102,9 @@ class PlanWarmer:
         skip: Collection[Key] = (),
     ) -> list[Key]:
         """``explain`` the remembered statements but ``skip``, the most run first, ``workers``
-        at a time, for at most ``budget_s`` seconds; the keys of those tried (``explain`` says
-        False for a statement that did not plan; it raises when Neo4j is gone, and that ends
-        the warm-up)."""
+        at a time, for at most ``budget_s`` seconds (checked before each statement but a
+        worker's first); the keys of those tried (``explain`` says False for a statement that
+        did not plan; it raises when Neo4j is gone, and that ends the warm-up)."""
         with self._lock:
             keys = sorted((k for k in self._seen if k not in skip), key=lambda k: -self._runs[k])
             todo = iter([(key, self._seen[key]) for key in keys])
@@ -113,7 +113,9 @@ class PlanWarmer:
         tried: list[Key] = []
 
         def worker() -> None:
-            while time.monotonic() <= give_up:
+            first = True  # each worker tries one statement however late it starts
+            while first or time.monotonic() <= give_up:
+                first = False
                 with take:
                     job = next(todo, None)
                 if job is None:

@@ -167,6 +167,12 @@ def defang_line_starts(text: str) -> str:
     return _HEADER_LIKE.sub(r"\1\\\2", text)
 
 
+def tag_start(text: str) -> int:
+    """Where the first ``<`` that would open or close one of the prompt's tags is (-1: none)."""
+    m = _TAG_START.search(text)
+    return m.start() if m else -1
+
+
 def escape_content(text: str) -> str:
     """Escape stored text so it can sit between block delimiters safely.
 

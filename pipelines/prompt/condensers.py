@@ -21,6 +21,7 @@ from pipelines.prompt.blocks import (
     indent_continuations,
     parse_blocks,
     parse_records,
+    tag_start,
 )
 from pipelines.prompt.text_condensers import (
     ELISION,
@@ -57,21 +58,35 @@ def _omission_note(count: int) -> str:
     return f"[… {count} more {noun} omitted to fit the context budget]"
 
 
+def _cut_before_tags(text: str) -> str:
+    """A cut of escaped text can end in what starts one of the prompt's tags ("</ma…" cut to
+    "</m […]"): cut again before it."""
+    at = tag_start(text)
+    while at >= 0:
+        head = text[:at].rstrip()
+        text = f"{head} {ELISION}" if head else ""
+        at = tag_start(text)
+    return text
+
+
 def _condense_block_content(content: str, budget: int, estimator: TokenEstimator) -> str:
     """Condense escaped block content without letting it pose as structure.
 
     The content-shape condenser may move a mid-line fragment to a line start,
     so its output is re-defanged; if that no longer fits, a plain truncation
-    (a prefix of already escaped text, always safe) is used instead.
+    (a prefix of already escaped text, cut before any tag start the cut made) is used
+    instead.
     """
     if estimator.count(content) <= budget:
         return content
     # Escaped content never parses as blocks; should it, it is truncated, never nested.
     name = "truncate" if parse_blocks(content) else text_condenser_for(content)
-    condensed = defang_line_starts(TEXT_CONDENSERS[name](content, budget, estimator))
+    condensed = _cut_before_tags(
+        defang_line_starts(TEXT_CONDENSERS[name](content, budget, estimator))
+    )
     if estimator.count(condensed) <= budget:
         return condensed
-    return truncate(content, budget, estimator)
+    return _cut_before_tags(truncate(content, budget, estimator))
 
 
 def _water_fill(
@@ -121,6 +136,7 @@ def _condense_record_content(content: str, budget: int, estimator: TokenEstimato
     while estimator.count(condensed) > budget and room > 0:  # indentation cost: shrink more
         room = max(0, room - (estimator.count(condensed) - budget))
         condensed = indent_continuations(truncate(plain, room, estimator)).rstrip(" \n")
+    condensed = _cut_before_tags(condensed)
     return condensed if estimator.count(condensed) <= budget else ""
 
 
