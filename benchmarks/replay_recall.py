@@ -5,14 +5,15 @@ compare two replays: the equivalence check of a refactor of the read side.
 the harness's own adapter (:class:`benchmarks.mnemograph.MnemographSystem`, as the run asked
 them, ``touch`` off), and writes per question the ranked memory ids, the scores, abstention,
 intent and latency. Run it once with each code version on ``PYTHONPATH`` (run this file by
-path, so the same tool drives either version) and ``compare`` the two files: every id list
+path, so the same tool drives either version; it takes its dataset and report helpers from
+:mod:`benchmarks.replay_context` of that version) and ``compare`` the two files: every id list
 and abstention must be equal; scores are compared to 1e-9; latencies are shown side by side.
 Reads only: the spaces are never written. Use ``OMP_NUM_THREADS=1``: query embedding is only
 reproducible single-threaded.
 
     OMP_NUM_THREADS=1 PYTHONPATH=OLD python benchmarks/replay_recall.py replay \\
         --result R.json --dataset locomo --neo4j-uri bolt://127.0.0.1:7799 --out old.json
-    python benchmarks/replay_recall.py compare old.json new.json
+    PYTHONPATH=NEW python benchmarks/replay_recall.py compare old.json new.json
 """
 
 from __future__ import annotations
@@ -33,26 +34,10 @@ SCORE_TOLERANCE = 1e-9
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 
-def _dataset(name: str, path: str | None) -> Any:
-    if name == "locomo":
-        from benchmarks import locomo
-
-        raw = json.loads(locomo.resolve_path(path).read_text(encoding="utf-8"))
-        return locomo.convert(raw)[0]
-    from benchmarks import beam
-
-    return beam.load(path)[0]
-
-
-def _units(result: dict[str, Any], setting: str) -> list[tuple[str, list[str]]]:
-    """(space, conversation ids) of each unit the run kept."""
-    ingest = result["results"][setting]["ingest"]
-    return [(u["space"], list(u["conversations"])) for u in ingest]
-
-
 def replay(args: argparse.Namespace) -> int:
     from benchmarks.instance import start_engine
     from benchmarks.mnemograph import MnemographSystem
+    from benchmarks.replay_context import _dataset, _units
     from benchmarks.sut import query_input
 
     result = json.loads(Path(args.result).read_text(encoding="utf-8"))
@@ -92,17 +77,14 @@ def replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 def _scores_equal(a: list[float], b: list[float]) -> bool:
     pairs = zip(a, b, strict=True) if len(a) == len(b) else None
     return pairs is not None and all(abs(x - y) <= SCORE_TOLERANCE for x, y in pairs)
 
 
 def compare(args: argparse.Namespace) -> int:
+    from benchmarks.replay_context import _p
+
     old, new = (json.loads(Path(p).read_text(encoding="utf-8")) for p in (args.old, args.new))
     a = {r["key"]: r for r in old["rows"]}
     b = {r["key"]: r for r in new["rows"]}
