@@ -7,7 +7,10 @@ the same space, and writes per question the memory ids, the used tokens, the lat
 mode, a hash of the prompt and of the report (its timings left out), and the whole prompt of
 the first ``--prompts`` questions. Run it once with each code version (``PYTHONPATH``) and
 ``compare`` the two files: every id list, token count and prompt hash must be equal; the
-latencies are shown side by side. Reads only: the spaces are never written.
+latencies are shown side by side. Reads only: the spaces are never written, so a replay
+refuses spaces whose stage schemas this code version finds missing or stale (it would queue
+rebuilds, and the schema algorithm's version is part of the fingerprint): run the ``schemas``
+job with that version first.
 
     python -m benchmarks.replay_context replay --result R.json --dataset locomo \\
         --neo4j-uri bolt://127.0.0.1:7799 --out new.json
@@ -60,6 +63,19 @@ def _ask(ctx: Any, space: str, q: Any, budget: int) -> tuple[Any, float]:
     return resp, (time.perf_counter() - t0) * 1000.0
 
 
+def unbuilt_schemas(engine: Any, spaces: list[str]) -> dict[str, int]:
+    """Space -> stages whose schema this code version finds missing or stale (reads only)."""
+    from pipelines.consolidate import schemas
+
+    out: dict[str, int] = {}
+    for space in spaces:
+        rows = engine.store.read("consolidate/schema_fingerprints", space=space, stages=None)
+        _, to_build = schemas.stored_schemas(engine, space, [r["id"] for r in rows])
+        if to_build:
+            out[space] = len(to_build)
+    return out
+
+
 def replay(args: argparse.Namespace) -> int:
     from benchmarks.context_bench import AssemblerContext, included_memory_ids
     from benchmarks.instance import start_engine
@@ -68,6 +84,15 @@ def replay(args: argparse.Namespace) -> int:
     dataset = _dataset(args.dataset, args.path)
     convs = {c.id: c for c in dataset.conversations}
     engine = start_engine(args.neo4j_uri)
+    units = _units(result, args.setting)[: args.limit_conversations]
+    unbuilt = unbuilt_schemas(engine, [space for space, _ in units])
+    if unbuilt:
+        engine.close()
+        print(
+            f"stage schemas missing or stale for this code version: {unbuilt}; run the "
+            "schemas job with it first (a replay would queue rebuilds: writes)"
+        )
+        return 2
     ctx = AssemblerContext(engine, args.variant)
     if args.set:  # the same configuration overrides in either code version
         from pipelines.assemble.config import AssemblyConfig
@@ -82,7 +107,6 @@ def replay(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     prompts: dict[str, str] = {}
     try:
-        units = _units(result, args.setting)[: args.limit_conversations]
         warm = convs[units[0][1][0]].questions[0]
         _ask(ctx, units[0][0], warm, args.budgets[0])  # models loaded, caches warm
         for space, ids in units:
