@@ -122,41 +122,35 @@ class SentenceTransformerEmbedder:
         self._preprocess = getattr(self._model, "preprocess", None) or self._model.tokenize
         self._lock = threading.Lock()
         self._roles: tuple[np.ndarray, np.ndarray] | None = None
+        cache = Path(cache_dir) if cache_dir else None
         self._onnx: OnnxQueryEncoder | None = None
         self.query_encoder_status = QueryEncoderStatus(False, "queries on PyTorch (configured)")
         if query_encoder == "onnx":
-            # The query path tokenizes with a tokenizer of its own: a Hugging Face fast
-            # tokenizer must not be called from two threads at once, and the batch path's
-            # holds ``_lock`` for a whole ingest batch, which a query should not wait for.
-            self._query_lock = threading.Lock()
-            try:
-                self._query_tokenizer = copy.deepcopy(self._model.tokenizer)
-            except Exception as exc:  # a model without a copyable tokenizer: stay on PyTorch
-                self.query_encoder_status = QueryEncoderStatus(
-                    False, f"queries on PyTorch (no tokenizer to copy: {exc})"
-                )
-            else:
-                self._onnx, self.query_encoder_status = load_query_encoder(
-                    self._model,
-                    self._query_ids,
-                    self._torch_forward,
-                    self.path,
-                    self.name,
-                    Path(cache_dir) if cache_dir else None,
-                )
+            self._load_query_encoder(cache)
         self._doc: OnnxDocumentEncoder | None = None
         self.document_encoder_status = DocumentEncoderStatus(
             False, "batches on PyTorch (configured)"
         )
         if document_encoder == "onnx":
             self._doc, self.document_encoder_status = load_document_encoder(
-                self._model,
-                self._batch_ids,
-                self._torch_batch,
-                self.path,
-                self.name,
-                Path(cache_dir) if cache_dir else None,
+                self._model, self._batch_ids, self._torch_batch, self.path, self.name, cache
             )
+
+    def _load_query_encoder(self, cache: Path | None) -> None:
+        """The ONNX query encoder, with a tokenizer of its own: a Hugging Face fast tokenizer
+        must not be called from two threads at once, and the batch path's holds ``_lock`` for
+        a whole ingest batch, which a query should not wait for."""
+        self._query_lock = threading.Lock()
+        try:
+            self._query_tokenizer = copy.deepcopy(self._model.tokenizer)
+        except Exception as exc:  # a model without a copyable tokenizer: stay on PyTorch
+            self.query_encoder_status = QueryEncoderStatus(
+                False, f"queries on PyTorch (no tokenizer to copy: {exc})"
+            )
+            return
+        self._onnx, self.query_encoder_status = load_query_encoder(
+            self._model, self._query_ids, self._torch_forward, self.path, self.name, cache
+        )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
