@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -49,6 +49,15 @@ DocumentEncoderStatus = EncoderStatus
 Tokenize = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
 #: ``reference(texts)`` -> PyTorch's (normalised embeddings, last-layer token vectors).
 Reference = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+
+
+class BatchEncoder(Protocol):
+    """What the embedder's batch path runs a padded batch on (this module's ONNX encoder, or
+    :class:`pipelines.models.bf16_encoder.Bf16DocumentEncoder`)."""
+
+    def encode(self, input_ids: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shapes (texts, positions) in; (texts, dims) and (texts, positions, dims) out."""
+        ...
 
 
 def export_document_onnx(transformer: Any, ids: Any, mask: Any, path: Path) -> None:
