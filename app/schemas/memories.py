@@ -19,6 +19,7 @@ from pipelines.browse import (
     StageDetail,
     StageSummary,
 )
+from pipelines.fields import ID_PATTERN, NOT_BLANK_PATTERN
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.service import IngestOptions, MemoryIn, SessionIn
 from pipelines.ingest.service import TurnIn as DomainTurn
@@ -44,7 +45,7 @@ _LIMITS = DEFAULT_INGEST_CONFIG
 MAX_ITEMS = _LIMITS.max_turns_per_request
 MAX_CHARS = _LIMITS.max_content_chars
 #: the server's own rules, in the schema: non-empty, not only whitespace, bounded
-_CONTENT: JsonDict = {"minLength": 1, "pattern": r"\S", "maxLength": MAX_CHARS}
+_CONTENT: JsonDict = {"minLength": 1, "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_CHARS}
 _WORK = (
     "A request may have the model read at most MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS texts "
     f"({_LIMITS.max_embedding_inputs:,} by default: one per new memory that fits its window, "
@@ -53,7 +54,7 @@ _WORK = (
 
 TurnRole = Literal["user", "assistant", "system", "tool"]
 MemoryRole = Literal["user", "assistant", "system", "tool", "note"]
-ID = Field(None, min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$")
+ID = Field(None, min_length=1, max_length=200, pattern=ID_PATTERN)
 
 
 class GateOptions(StrictModel):
@@ -84,7 +85,7 @@ class TurnIn(StrictModel):
 
 
 class SessionCreate(GateOptions):
-    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$")
+    session_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
     started_at: datetime | None = None
     stage: str | None = Field(None, min_length=1, max_length=200, description="Explicit stage.")
     turns: list[TurnIn] = Field(
@@ -121,7 +122,7 @@ class MemoryCreate(StrictModel):
         None,
         min_length=1,
         max_length=200,
-        pattern=r"^[^\s/]([^/]*[^\s/])?$",
+        pattern=ID_PATTERN,
         description="The session the memory belongs to (a note taken during it), if any.",
     )
 

@@ -40,6 +40,7 @@ from pipelines.consolidate.records import (
 )
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput, NotFound
+from pipelines.fields import NotBlank
 from pipelines.graph import as_utc
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
@@ -61,7 +62,7 @@ class SupersedeRequest(BaseModel):
         },
     )
 
-    content: str | None = Field(
+    content: NotBlank | None = Field(
         None,
         max_length=20_000,
         description="New content, stored as a new memory that replaces "
@@ -70,7 +71,7 @@ class SupersedeRequest(BaseModel):
     by_memory_id: str | None = Field(
         None, description="The memory that replaces this one.", validate_default=True
     )
-    reason: str = Field(min_length=1, max_length=2_000, json_schema_extra={"pattern": r"\S"})
+    reason: NotBlank = Field(min_length=1, max_length=2_000)
     speaker: str | None = Field(None, max_length=200)
     role: Role | None = None
     valid_from: datetime | None = Field(
@@ -84,13 +85,6 @@ class SupersedeRequest(BaseModel):
     def _exactly_one(cls, value: str | None, info: ValidationInfo) -> str | None:
         if "content" in info.data and (value is None) == (info.data["content"] is None):
             raise ValueError("give exactly one of by_memory_id and content")
-        return value
-
-    @field_validator("reason")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a reason is required")
         return value
 
 

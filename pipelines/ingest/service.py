@@ -36,6 +36,7 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, DomainError, InvalidInput
+from pipelines.fields import is_blank
 from pipelines.graph import Tx, as_utc, mark
 from pipelines.ingest.analyse import Analyser
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
@@ -53,7 +54,7 @@ from pipelines.ingest.inputs import (
     SessionIn,
     TurnIn,
 )
-from pipelines.ingest.items import Item
+from pipelines.ingest.items import Item, fold_duplicates
 from pipelines.ingest.stages import default_stage_detector
 from pipelines.ingest.text import content_hash, is_utf8
 from pipelines.ingest.writer import Writer
@@ -229,7 +230,7 @@ class Ingestor:
                     content_hash=content_hash(text),
                 )
             )
-        self._check_unique_ids(items, "memories")
+        fold_duplicates(items, "memories")
         self._check_request_size(items, "memories")
         self._mark_existing(space, items, "memories")
         self._check_work([(f"memories.{it.index}", it) for it in items], "memories")
@@ -259,7 +260,7 @@ class Ingestor:
             )
 
     def _check_text(self, text: str, fld: str) -> str:
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str) or is_blank(text):
             raise InvalidInput("content must not be empty or whitespace", field=fld)
         if not is_utf8(text):
             raise InvalidInput("content contains a lone UTF-16 surrogate", field=fld)
@@ -279,16 +280,6 @@ class Ingestor:
                 f"{self.config.max_request_chars:,} per request (send fewer items per request)",
                 field=fld,
             )
-
-    @staticmethod
-    def _check_unique_ids(items: Sequence[Item], fld: str) -> None:
-        seen: dict[str, int] = {}
-        for it in items:
-            if it.id in seen:
-                raise InvalidInput(
-                    f"id {it.id!r} appears twice in the request", field=f"{fld}.{it.index}.id"
-                )
-            seen[it.id] = it.index
 
     def _session_items(self, session: SessionIn, prefix: str) -> list[Item]:
         self._check_limit(len(session.turns), prefix)
@@ -315,7 +306,7 @@ class Ingestor:
                     content_hash=content_hash(text),
                 )
             )
-        self._check_unique_ids(items, prefix)
+        fold_duplicates(items, prefix)
         return items
 
     def _check_work(self, labelled: Sequence[tuple[str, Item]], kind: str) -> None:
@@ -492,9 +483,12 @@ class Ingestor:
         out = []
         for it in items:
             if it.existing:
-                out.append(
-                    ItemResult(it.id, it.index, "unchanged", "already stored with the same content")
+                why = (
+                    f"the same memory as {it.duplicate_of} of this request: stored once"
+                    if it.duplicate_of
+                    else "already stored with the same content"
                 )
+                out.append(ItemResult(it.id, it.index, "unchanged", why))
                 continue
             assert it.gate is not None
             out.append(
