@@ -51,8 +51,9 @@ WHITESPACE = frozenset(chr(c) for lo, hi in _WHITESPACE_RANGES for c in range(lo
 _WS_CLASS = "".join(
     f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _WHITESPACE_RANGES
 )
-#: "Not blank": at least one character outside :data:`WHITESPACE` (searched, not anchored).
-NOT_BLANK_PATTERN = f"[^{_WS_CLASS}]"
+#: "Not blank": a character outside :data:`WHITESPACE` (then anything to the end: the same
+#: strings as the class alone, in a form schemathesis can draw at a maxLength of millions).
+NOT_BLANK_PATTERN = f"[^{_WS_CLASS}][\\s\\S]*$"
 #: An id: no ``/``, and neither starts nor ends with whitespace.
 ID_PATTERN = f"^[^/{_WS_CLASS}]([^/]*[^/{_WS_CLASS}])?$"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -19,7 +18,7 @@ from pipelines.browse import (
     StageDetail,
     StageSummary,
 )
-from pipelines.fields import ID_PATTERN, NOT_BLANK_PATTERN
+from pipelines.fields import ID_PATTERN, NOT_BLANK_PATTERN, Timestamp
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.service import IngestOptions, MemoryIn, SessionIn
 from pipelines.ingest.service import TurnIn as DomainTurn
@@ -80,13 +79,13 @@ class TurnIn(StrictModel):
         f"included); longer than the embedding model's window, it is indexed as chunks. {_WORK}",
         json_schema_extra=_CONTENT,
     )
-    time: datetime | None = Field(None, description="ISO 8601; naive times are UTC.")
+    time: Timestamp | None = Field(None, description="ISO 8601; naive times are UTC.")
     metadata: dict[str, Any] | None = None
 
 
 class SessionCreate(GateOptions):
     session_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
-    started_at: datetime | None = None
+    started_at: Timestamp | None = None
     stage: str | None = Field(None, min_length=1, max_length=200, description="Explicit stage.")
     turns: list[TurnIn] = Field(
         min_length=1,
@@ -115,7 +114,7 @@ class MemoryCreate(StrictModel):
     role: MemoryRole = "note"
     speaker: str | None = Field(None, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=50)
-    time: datetime | None = None
+    time: Timestamp | None = None
     stage: str | None = Field(None, min_length=1, max_length=200)
     metadata: dict[str, Any] | None = None
     session_id: str | None = Field(

@@ -40,7 +40,7 @@ from pipelines.consolidate.records import (
 )
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, InvalidInput, NotFound
-from pipelines.fields import NotBlank
+from pipelines.fields import NotBlank, Timestamp
 from pipelines.graph import as_utc
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
@@ -74,7 +74,7 @@ class SupersedeRequest(BaseModel):
     reason: NotBlank = Field(min_length=1, max_length=2_000)
     speaker: str | None = Field(None, max_length=200)
     role: Role | None = None
-    valid_from: datetime | None = Field(
+    valid_from: Timestamp | None = Field(
         None,
         description="When the replacement became true (valid time; default: the newer "
         "memory's event time). With content, also the new memory's event time.",

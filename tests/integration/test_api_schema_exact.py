@@ -360,3 +360,16 @@ def test_an_id_neither_starts_nor_ends_with_whitespace_on_any_engine(
     inner = {"memories": [{"id": f"i{edge}d", "content": "text"}]}
     assert memory.is_valid(inner)
     assert client.post(f"/v1/spaces/{space}/memories", json=inner).status_code == 201
+
+
+def test_a_write_time_is_an_iso_string_not_a_number(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    body = {"session_id": "s", "started_at": 0, "turns": [{"role": "user", "content": "hi"}]}
+    assert not _validator(document, "SessionCreate").is_valid(body)
+    r = client.post(f"/v1/spaces/{space}/sessions", json=body)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "started_at", r.text
+    note = {"memories": [{"content": "hi", "time": 1700000000}]}
+    assert not _validator(document, "MemoriesCreate").is_valid(note)
+    r = client.post(f"/v1/spaces/{space}/memories", json=note)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "memories.0.time", r.text
