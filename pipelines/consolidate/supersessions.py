@@ -39,7 +39,7 @@ from pipelines.consolidate.records import (
     TimelineEntry,
 )
 from pipelines.engine import Engine
-from pipelines.errors import Conflict, InvalidInput, NotFound
+from pipelines.errors import Conflict, NotFound
 from pipelines.fields import NotBlank, Timestamp
 from pipelines.graph import as_utc
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
@@ -99,8 +99,9 @@ def supersede_memory(
     """Supersede an active memory by another memory or by new content, stored as a memory
     through ``ingestor``.
 
-    Errors: 404 unknown space/memory, 422 a memory superseding itself, 409 when the memory is
-    not active, the newer one is not active, or the edge would close a cycle.
+    Errors: 404 unknown space/memory; 409 a memory superseding itself (``by_memory_id``, or
+    ``content`` that is the memory's own), when the memory is not active, the newer one is
+    not active, or the edge would close a cycle.
     """
     spaces.require(engine.store, space)
     old = _brief(engine, space, memory_id, "memory_id")
@@ -110,7 +111,7 @@ def supersede_memory(
     if request.content is not None:
         by_memory_id, created = _store_correction(ingestor, space, memory_id, old, request)
     assert by_memory_id is not None  # the request names it or gives content
-    _require_newer(engine, space, memory_id, by_memory_id)
+    _require_newer(engine, space, memory_id, by_memory_id, request.content is not None)
     sid = f"sup-{uuid.uuid4().hex[:16]}"
     rows = spaces.write_locked(
         engine.store,
@@ -163,11 +164,17 @@ def _require_active(old: Mapping[str, Any], memory_id: str) -> None:
     )
 
 
-def _require_newer(engine: Engine, space: str, memory_id: str, by_memory_id: str) -> None:
-    """422 for a memory superseding itself, 404 for an unknown newer one, 409 for one that
-    is not active."""
+def _require_newer(
+    engine: Engine, space: str, memory_id: str, by_memory_id: str, from_content: bool
+) -> None:
+    """409 for a memory superseding itself (``from_content``: the content is stored as that
+    memory already), 404 for an unknown newer one, 409 for one that is not active."""
     if by_memory_id == memory_id:
-        raise InvalidInput("a memory cannot supersede itself", field="by_memory_id")
+        what = "the content is this memory's own" if from_content else "the two ids are one"
+        raise Conflict(
+            f"a memory cannot supersede itself: {what}",
+            field="content" if from_content else "by_memory_id",
+        )
     new = _brief(engine, space, by_memory_id, "by_memory_id")
     if new["status"] != "active":
         raise Conflict(
