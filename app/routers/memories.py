@@ -28,6 +28,13 @@ _WRITE_RESPONSES: dict[int | str, dict[str, object]] = {
         "(4,096 by default: one per new memory that fits the model's window, one per chunk of "
         "a longer one), the field naming where to split the request.",
     },
+    409: {
+        "description": "An id names another memory: stored with other content (ids are "
+        "immutable), or given twice in this request with a field different (`error.field` "
+        "names the later item, e.g. `memories.3.id`); or the space is being erased. Nothing "
+        "was written. An id given twice for the same memory is stored once, the later item "
+        "`unchanged`.",
+    },
     503: {
         "description": "Overloaded, Neo4j unavailable, or the request ran past its deadline "
         "(`deadline_exceeded`, MNEMOGRAPH_INGEST_DEADLINE_SECONDS, 600 s by default: nothing "

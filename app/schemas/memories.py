@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -19,6 +18,7 @@ from pipelines.browse import (
     StageDetail,
     StageSummary,
 )
+from pipelines.fields import ID_PATTERN, NOT_BLANK_PATTERN, Timestamp
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
 from pipelines.ingest.service import IngestOptions, MemoryIn, SessionIn
 from pipelines.ingest.service import TurnIn as DomainTurn
@@ -44,7 +44,7 @@ _LIMITS = DEFAULT_INGEST_CONFIG
 MAX_ITEMS = _LIMITS.max_turns_per_request
 MAX_CHARS = _LIMITS.max_content_chars
 #: the server's own rules, in the schema: non-empty, not only whitespace, bounded
-_CONTENT: JsonDict = {"minLength": 1, "pattern": r"\S", "maxLength": MAX_CHARS}
+_CONTENT: JsonDict = {"minLength": 1, "pattern": NOT_BLANK_PATTERN, "maxLength": MAX_CHARS}
 _WORK = (
     "A request may have the model read at most MNEMOGRAPH_INGEST_MAX_EMBEDDING_INPUTS texts "
     f"({_LIMITS.max_embedding_inputs:,} by default: one per new memory that fits its window, "
@@ -53,7 +53,7 @@ _WORK = (
 
 TurnRole = Literal["user", "assistant", "system", "tool"]
 MemoryRole = Literal["user", "assistant", "system", "tool", "note"]
-ID = Field(None, min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$")
+ID = Field(None, min_length=1, max_length=200, pattern=ID_PATTERN)
 
 
 class GateOptions(StrictModel):
@@ -79,13 +79,13 @@ class TurnIn(StrictModel):
         f"included); longer than the embedding model's window, it is indexed as chunks. {_WORK}",
         json_schema_extra=_CONTENT,
     )
-    time: datetime | None = Field(None, description="ISO 8601; naive times are UTC.")
+    time: Timestamp | None = Field(None, description="ISO 8601; naive times are UTC.")
     metadata: dict[str, Any] | None = None
 
 
 class SessionCreate(GateOptions):
-    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^\s/]([^/]*[^\s/])?$")
-    started_at: datetime | None = None
+    session_id: str = Field(min_length=1, max_length=200, pattern=ID_PATTERN)
+    started_at: Timestamp | None = None
     stage: str | None = Field(None, min_length=1, max_length=200, description="Explicit stage.")
     turns: list[TurnIn] = Field(
         min_length=1,
@@ -114,14 +114,14 @@ class MemoryCreate(StrictModel):
     role: MemoryRole = "note"
     speaker: str | None = Field(None, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=50)
-    time: datetime | None = None
+    time: Timestamp | None = None
     stage: str | None = Field(None, min_length=1, max_length=200)
     metadata: dict[str, Any] | None = None
     session_id: str | None = Field(
         None,
         min_length=1,
         max_length=200,
-        pattern=r"^[^\s/]([^/]*[^\s/])?$",
+        pattern=ID_PATTERN,
         description="The session the memory belongs to (a note taken during it), if any.",
     )
 

@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 from pipelines.assemble.config import AssemblyConfig, shares, split_schema
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
-from pipelines.fields import Timestamp, integral
+from pipelines.fields import NOT_BLANK_PATTERN, Timestamp, integral, is_blank
 from pipelines.graph import GraphStore, Row
 from pipelines.models.memo import MemoEmbedder
 from pipelines.prompt.condensers import CONDENSERS
@@ -147,7 +147,11 @@ class ContextRequest(BaseModel):
     query: str = Field(
         description=f"The agent's next question or task (not blank, at most {_MAX_QUERY_CHARS} "
         "characters).",
-        json_schema_extra={"minLength": 1, "maxLength": _MAX_QUERY_CHARS, "pattern": r"\S"},
+        json_schema_extra={
+            "minLength": 1,
+            "maxLength": _MAX_QUERY_CHARS,
+            "pattern": NOT_BLANK_PATTERN,
+        },
     )
     context_window: int = Field(
         strict=True,
@@ -200,7 +204,7 @@ class ContextRequest(BaseModel):
     @field_validator("query")
     @classmethod
     def _query_text(cls, query: str) -> str:
-        if not query.strip():
+        if is_blank(query):
             raise _invalid("query must not be empty")
         if len(query) > _MAX_QUERY_CHARS:
             raise _invalid(f"query is longer than {_MAX_QUERY_CHARS} characters")

@@ -39,7 +39,8 @@ from pipelines.consolidate.records import (
     TimelineEntry,
 )
 from pipelines.engine import Engine
-from pipelines.errors import Conflict, InvalidInput, NotFound
+from pipelines.errors import Conflict, NotFound
+from pipelines.fields import NotBlank, Timestamp
 from pipelines.graph import as_utc
 from pipelines.ingest.service import IngestOptions, Ingestor, MemoryIn, Role
 
@@ -61,7 +62,7 @@ class SupersedeRequest(BaseModel):
         },
     )
 
-    content: str | None = Field(
+    content: NotBlank | None = Field(
         None,
         max_length=20_000,
         description="New content, stored as a new memory that replaces "
@@ -70,10 +71,10 @@ class SupersedeRequest(BaseModel):
     by_memory_id: str | None = Field(
         None, description="The memory that replaces this one.", validate_default=True
     )
-    reason: str = Field(min_length=1, max_length=2_000, json_schema_extra={"pattern": r"\S"})
+    reason: NotBlank = Field(min_length=1, max_length=2_000)
     speaker: str | None = Field(None, max_length=200)
     role: Role | None = None
-    valid_from: datetime | None = Field(
+    valid_from: Timestamp | None = Field(
         None,
         description="When the replacement became true (valid time; default: the newer "
         "memory's event time). With content, also the new memory's event time.",
@@ -84,13 +85,6 @@ class SupersedeRequest(BaseModel):
     def _exactly_one(cls, value: str | None, info: ValidationInfo) -> str | None:
         if "content" in info.data and (value is None) == (info.data["content"] is None):
             raise ValueError("give exactly one of by_memory_id and content")
-        return value
-
-    @field_validator("reason")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a reason is required")
         return value
 
 
@@ -105,8 +99,9 @@ def supersede_memory(
     """Supersede an active memory by another memory or by new content, stored as a memory
     through ``ingestor``.
 
-    Errors: 404 unknown space/memory, 422 a memory superseding itself, 409 when the memory is
-    not active, the newer one is not active, or the edge would close a cycle.
+    Errors: 404 unknown space/memory; 409 a memory superseding itself (``by_memory_id``, or
+    ``content`` that is the memory's own), when the memory is not active, the newer one is
+    not active, or the edge would close a cycle.
     """
     spaces.require(engine.store, space)
     old = _brief(engine, space, memory_id, "memory_id")
@@ -116,7 +111,7 @@ def supersede_memory(
     if request.content is not None:
         by_memory_id, created = _store_correction(ingestor, space, memory_id, old, request)
     assert by_memory_id is not None  # the request names it or gives content
-    _require_newer(engine, space, memory_id, by_memory_id)
+    _require_newer(engine, space, memory_id, by_memory_id, request.content is not None)
     sid = f"sup-{uuid.uuid4().hex[:16]}"
     rows = spaces.write_locked(
         engine.store,
@@ -169,11 +164,17 @@ def _require_active(old: Mapping[str, Any], memory_id: str) -> None:
     )
 
 
-def _require_newer(engine: Engine, space: str, memory_id: str, by_memory_id: str) -> None:
-    """422 for a memory superseding itself, 404 for an unknown newer one, 409 for one that
-    is not active."""
+def _require_newer(
+    engine: Engine, space: str, memory_id: str, by_memory_id: str, from_content: bool
+) -> None:
+    """409 for a memory superseding itself (``from_content``: the content is stored as that
+    memory already), 404 for an unknown newer one, 409 for one that is not active."""
     if by_memory_id == memory_id:
-        raise InvalidInput("a memory cannot supersede itself", field="by_memory_id")
+        what = "the content is this memory's own" if from_content else "the two ids are one"
+        raise Conflict(
+            f"a memory cannot supersede itself: {what}",
+            field="content" if from_content else "by_memory_id",
+        )
     new = _brief(engine, space, by_memory_id, "by_memory_id")
     if new["status"] != "active":
         raise Conflict(

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from pipelines.graph import as_utc
 from pipelines.ingest.config import IngestConfig
 from pipelines.ingest.inputs import MemoryIn, SessionIn
-from pipelines.ingest.items import Item
-from pipelines.ingest.limits import check_limit, check_text, check_unique_ids
+from pipelines.ingest.items import Item, fold_duplicates
+from pipelines.ingest.limits import check_limit, check_text
 from pipelines.ingest.text import content_hash
 
 
@@ -44,7 +44,7 @@ def session_items(config: IngestConfig, session: SessionIn, prefix: str) -> list
                 content_hash=content_hash(text),
             )
         )
-    check_unique_ids(items, prefix)
+    fold_duplicates(items, prefix)
     return items
 
 
@@ -71,5 +71,5 @@ def memory_items(config: IngestConfig, memories: Sequence[MemoryIn]) -> list[Ite
                 content_hash=content_hash(text),
             )
         )
-    check_unique_ids(items, "memories")
+    fold_duplicates(items, "memories")
     return items

@@ -1,7 +1,7 @@
 """The write path's request limits: each refusal is a 422 naming the field and where to split.
 
 Checked before any model runs (:mod:`pipelines.ingest.service`): items per request, characters
-per memory and per request, ids unique within the request, and the texts the encoder would
+per memory and per request, and the texts the encoder would
 embed (``IngestConfig.max_embedding_inputs``, one per new memory, one per chunk of a long one).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipelines.errors import InvalidInput
+from pipelines.fields import is_blank
 from pipelines.ingest.config import IngestConfig
 from pipelines.ingest.encode import ChunkEncoder
 from pipelines.ingest.items import Item
@@ -27,7 +28,7 @@ def check_limit(config: IngestConfig, n: int, fld: str) -> None:
 
 def check_text(config: IngestConfig, text: str, fld: str) -> str:
     """``text`` when it is non-blank, valid UTF-8 and within ``max_content_chars``."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or is_blank(text):
         raise InvalidInput("content must not be empty or whitespace", field=fld)
     if not is_utf8(text):
         raise InvalidInput("content contains a lone UTF-16 surrogate", field=fld)
@@ -49,17 +50,6 @@ def check_request_size(config: IngestConfig, items: Sequence[Item], fld: str) ->
             f"{config.max_request_chars:,} per request (send fewer items per request)",
             field=fld,
         )
-
-
-def check_unique_ids(items: Sequence[Item], fld: str) -> None:
-    """No memory id twice in one request (the second is named)."""
-    seen: dict[str, int] = {}
-    for it in items:
-        if it.id in seen:
-            raise InvalidInput(
-                f"id {it.id!r} appears twice in the request", field=f"{fld}.{it.index}.id"
-            )
-        seen[it.id] = it.index
 
 
 def check_work(

@@ -372,9 +372,12 @@ class Ingestor:
         out = []
         for it in items:
             if it.existing:
-                out.append(
-                    ItemResult(it.id, it.index, "unchanged", "already stored with the same content")
+                why = (
+                    f"the same memory as {it.duplicate_of} of this request: stored once"
+                    if it.duplicate_of
+                    else "already stored with the same content"
                 )
+                out.append(ItemResult(it.id, it.index, "unchanged", why))
                 continue
             assert it.gate is not None
             out.append(

@@ -97,7 +97,7 @@ class Writer:
                     stage_id=stage_of[sid],
                 )
                 counts.append(self._write_memories(tx, space, items))
-                pairs.extend(pairwise([it for it in items if it.existing or it.stored]))
+                pairs.extend(pairwise([it for it in items if _in_session(it)]))
                 if any(it.stored for it in items):
                     touched.append(sid)
             self._link_next(tx, space, pairs)
@@ -119,16 +119,15 @@ class Writer:
         self, space: str, items: list[Item], recheck: Callable[[Tx], None]
     ) -> dict[str, int]:
         """Free memories in one transaction, locked and rechecked like :meth:`write_sessions`."""
-        spans = [
-            SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in items
-        ]
+        own = [it for it in items if it.duplicate_of is None]
+        spans = [SessionSpan(f"memory:{it.id}", it.event_time, None, it.stage_label) for it in own]
 
         def work(tx: Tx) -> dict[str, int]:
             spaces.lock_for_write(tx, space)
             recheck(tx)
             stage_of = self._assign_stages(tx, space, spans)
             for it in items:
-                it.stage_id = stage_of[f"memory:{it.id}"]
+                it.stage_id = stage_of[f"memory:{it.id}"]  # a duplicate's is its first's
             return self._write_items(tx, space, items)
 
         return self.store.write_tx(work)
@@ -201,7 +200,7 @@ class Writer:
             for it in items:
                 if not it.existing and it.turn_index is not None:
                     it.turn_index = offset + it.index
-            first = next((it for it in items if it.existing or it.stored), None)
+            first = next((it for it in items if _in_session(it)), None)
             if first is not None and not first.existing:
                 links.append([str(tail["id"]), first.id])
         return links
@@ -450,3 +449,9 @@ def _standing(row: dict[str, Any]) -> Standing:
         bool(row.get("change")),
         bool(row.get("negated")),
     )
+
+
+def _in_session(it: Item) -> bool:
+    """A memory of the session's NEXT chain: stored now or before; an id repeated in the
+    request is in it once, at its first place."""
+    return (it.existing or it.stored) and it.duplicate_of is None

@@ -8,7 +8,6 @@ invalid request is a 422 naming the field wherever it comes from.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -16,7 +15,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from pipelines.fields import Timestamp, integral
+from pipelines.fields import NOT_BLANK_PATTERN, Timestamp, integral, is_blank
 from pipelines.graph import as_utc
 from pipelines.recall.query import searchable_text
 
@@ -37,15 +36,10 @@ PresetName = Literal["full", "fast", "dense"]
 DEFAULT_PRESET: PresetName = "full"
 
 
-#: A query must hold a character that is not whitespace (the schema's ``pattern``, checked
-#: with Python's ``\S`` as the schema's own tools read it).
-_NOT_BLANK = re.compile(r"\S")
-
-
 def _clean(query: str) -> str:
     """The searchable text of a query the schema allows: blank is refused; a query of only
     control or format characters is kept as ``""`` (recall answers it with no results)."""
-    if not _NOT_BLANK.search(query):
+    if is_blank(query):
         raise ValueError("query is empty")
     return searchable_text(query)
 
@@ -92,7 +86,7 @@ class RecallRequest(_Frozen):
         description="What to recall: a question or keywords (plain text; Lucene syntax is "
         f"treated as text). Not blank, at most {MAX_QUERY_CHARS} characters; one of control "
         "characters only finds nothing.",
-        json_schema_extra={"pattern": _NOT_BLANK.pattern},
+        json_schema_extra={"pattern": NOT_BLANK_PATTERN},
     )
     k: int = Field(DEFAULT_K, strict=True, ge=MIN_K, le=MAX_K, description="Results wanted.")
     filters: RecallFilters = Field(default_factory=RecallFilters)

@@ -16,6 +16,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import InvalidInput
+from pipelines.fields import is_blank
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG, RecallConfig
 from pipelines.recall.presets import PRESETS, RecallPreset
 from pipelines.recall.query import searchable_text
@@ -109,7 +110,7 @@ class Recaller:
         speakers it names stripped when configured), so a caller can embed it ahead of the
         recall and use the vector meanwhile (``""`` for one of control characters only, which
         recall answers with no results). InvalidInput for a query recall would refuse."""
-        if len(query) > MAX_QUERY_CHARS or not query.strip():
+        if len(query) > MAX_QUERY_CHARS or is_blank(query):
             raise InvalidInput(f"query is empty or longer than {MAX_QUERY_CHARS}", field="query")
         cleaned = searchable_text(query)
         if not cleaned:

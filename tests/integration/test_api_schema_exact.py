@@ -314,3 +314,62 @@ def test_a_null_property_on_an_imported_node_is_a_422(
         r = client.post(f"/v1/spaces/{space}/import", json=body)
         assert r.status_code == 422, r.text
         assert r.json()["error"]["field"] == f"records.0.props.{field}", r.text
+
+
+# --- blank and ids: one whitespace set, in the document and on the server -------------------
+
+#: Whitespace on which the engines disagree (Python ``\s``: U+001C, U+0085; ECMA-262: U+FEFF).
+_SPLIT_WHITESPACE = ("\u001c", "\u0085", "\ufeff", "\u3000 \t")
+
+
+@pytest.mark.parametrize("blank", _SPLIT_WHITESPACE)
+def test_blank_by_any_engine_is_refused_by_the_document_and_the_server(
+    client: TestClient, document: dict[str, Any], space: str, blank: str
+) -> None:
+    memory = _validator(document, "MemoriesCreate")
+    assert not memory.is_valid({"memories": [{"content": blank}]})
+    r = client.post(f"/v1/spaces/{space}/memories", json={"memories": [{"content": blank}]})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "memories.0.content", r.text
+    turn = {"session_id": "s", "turns": [{"role": "user", "content": blank}]}
+    assert not _validator(document, "SessionCreate").is_valid(turn)
+    r = client.post(f"/v1/spaces/{space}/sessions", json=turn)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "turns.0.content", r.text
+    assert not _validator(document, "RecallRequest").is_valid({"query": blank})
+    r = client.post(f"/v1/spaces/{space}/recall", json={"query": blank})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "query", r.text
+    ctx = {"query": blank, "context_window": 500}
+    assert not _validator(document, "ContextRequest").is_valid(ctx)
+    r = client.post(f"/v1/spaces/{space}/context", json=ctx)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "query", r.text
+    # one other character makes it text, on both sides
+    text = {"memories": [{"content": blank + "x"}]}
+    assert memory.is_valid(text)
+    assert client.post(f"/v1/spaces/{space}/memories", json=text).status_code == 201
+
+
+@pytest.mark.parametrize("edge", _SPLIT_WHITESPACE[:3])
+def test_an_id_neither_starts_nor_ends_with_whitespace_on_any_engine(
+    client: TestClient, document: dict[str, Any], space: str, edge: str
+) -> None:
+    memory = _validator(document, "MemoriesCreate")
+    for bad in (edge + "id", "id" + edge):
+        body = {"memories": [{"id": bad, "content": "text"}]}
+        assert not memory.is_valid(body)
+        r = client.post(f"/v1/spaces/{space}/memories", json=body)
+        assert r.status_code == 422 and r.json()["error"]["field"] == "memories.0.id", r.text
+    inner = {"memories": [{"id": f"i{edge}d", "content": "text"}]}
+    assert memory.is_valid(inner)
+    assert client.post(f"/v1/spaces/{space}/memories", json=inner).status_code == 201
+
+
+def test_a_write_time_is_an_iso_string_not_a_number(
+    client: TestClient, document: dict[str, Any], space: str
+) -> None:
+    body = {"session_id": "s", "started_at": 0, "turns": [{"role": "user", "content": "hi"}]}
+    assert not _validator(document, "SessionCreate").is_valid(body)
+    r = client.post(f"/v1/spaces/{space}/sessions", json=body)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "started_at", r.text
+    note = {"memories": [{"content": "hi", "time": 1700000000}]}
+    assert not _validator(document, "MemoriesCreate").is_valid(note)
+    r = client.post(f"/v1/spaces/{space}/memories", json=note)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "memories.0.time", r.text

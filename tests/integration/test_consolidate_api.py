@@ -103,6 +103,9 @@ def test_supersede_revert_and_timeline_over_http(client, bio):
         ({"reason": "x"}, 422, "by_memory_id"),
         ({"by_memory_id": "s3#0", "content": "y", "reason": "x"}, 422, "by_memory_id"),
         ({"by_memory_id": "s3#0"}, 422, "reason"),
+        ({"by_memory_id": "s3#0", "reason": "\ufeff\u3000"}, 422, "reason"),
+        ({"content": "", "reason": "x"}, 422, "content"),
+        ({"content": " \t\u0085\u001c", "reason": "x"}, 422, "content"),
         ({"by_memory_id": "nope", "reason": "x"}, 404, "by_memory_id"),
         ({"by_memory_id": "s3#0", "reason": "x", "extra": 1}, 422, "extra"),
     ],
@@ -148,3 +151,17 @@ def test_scheduler_runs_inside_the_app_lifespan(engine):
         assert c.get("/healthz").status_code == 200
         assert any(t.name == "mnemograph-scheduler" for t in threading.enumerate())
     assert not any(t.name == "mnemograph-scheduler" for t in threading.enumerate())
+
+
+def test_a_memory_superseding_itself_is_a_conflict(client, space):
+    """Schema-valid either way, refused for what the memory is: a 409 naming the field."""
+    r = client.post(f"/v1/spaces/{space}/memories", json={"memories": [{"content": "Ann: Porto."}]})
+    assert r.status_code == 201, r.text
+    own = r.json()["items"][0]["id"]  # derived from the content
+    url = f"/v1/spaces/{space}/memories/{own}/supersede"
+    r = client.post(url, json={"content": "Ann: Porto.", "reason": "again"})
+    assert r.status_code == 409 and r.json()["error"]["field"] == "content", r.text
+    r = client.post(url, json={"by_memory_id": own, "reason": "again"})
+    assert r.status_code == 409 and r.json()["error"]["field"] == "by_memory_id", r.text
+    detail = client.get(f"/v1/spaces/{space}/memories/{own}").json()
+    assert detail["memory"]["status"] == "active"

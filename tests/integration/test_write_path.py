@@ -240,10 +240,10 @@ def test_batch_is_all_or_nothing(client, space, monkeypatch):
     assert client.get(f"/v1/spaces/{space}").json()["counts"]["memories"] == 0
     monkeypatch.undo()
     assert post_session(client, space).status_code == 201  # and a retry then succeeds
-    # duplicate ids inside one request are refused before anything is written
+    # an id twice in one request with other content: a conflict before anything is written
     dup = {"memories": [{"id": "x", "content": "a"}, {"id": "x", "content": "b"}]}
     r = client.post(f"/v1/spaces/{space}/memories", json=dup)
-    assert r.status_code == 422 and r.json()["error"]["field"] == "memories.1.id"
+    assert r.status_code == 409 and r.json()["error"]["field"] == "memories.1.id"
 
 
 def test_delete_memory_repairs_the_graph(client, space):

@@ -51,7 +51,16 @@ ALLOWED: dict[str, frozenset[str]] = {
     "browser": frozenset({"graph"}),  # the Browser guide and where Neo4j serves Browser
     "engine": frozenset({"schema_data", "access_log", "graph", "models"}),
     "ingest": frozenset(
-        {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
+        {
+            "engine",
+            "session_documents",
+            "spaces",
+            "graph",
+            "models",
+            "overrides",
+            "errors",
+            "fields",
+        }
     ),
     "recall": frozenset(
         {
@@ -78,6 +87,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "models",
             "overrides",
             "errors",
+            "fields",
             "tracing",
         }
     ),
