@@ -47,15 +47,11 @@ from itertools import combinations
 from typing import TYPE_CHECKING, NamedTuple
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
-from pipelines.ingest.lexicon import (
-    COMMON_ACRONYMS,
-    GENERIC_WORDS,
-    STOP_WORDS,
-    dictionary_words,
-)
 from pipelines.ingest.ner_filter import ner_needed, ner_ranges
 from pipelines.ingest.span_filter import Casing, keep_term, math_ranges, refine_span
 from pipelines.ingest.text import strip_code_blocks
+from pipelines.language import current
+from pipelines.language.lexicon import dictionary_words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -188,7 +184,6 @@ def canonicalize(name: str, aliases: tuple[tuple[str, str], ...] | None = None) 
 
 # --------------------------------------------------------------------------- validity
 
-_GENERIC_WORDS = GENERIC_WORDS
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 # Markup, operators and code punctuation inside a key: fragments of code or formatting
 # ("task 2:** fix", "method='sha256", "${api_key}", "income(db"), not names.
@@ -240,13 +235,14 @@ def _valid_key(key: str, label: str | None, cfg: EntityConfig) -> bool:
         return False
     if not _HAS_LETTER.search(key) or _MEASUREMENT.fullmatch(key) or _MARKUP.search(key):
         return False
-    if key in _GENERIC_WORDS or key in COMMON_ACRONYMS:
+    lexicon = current().lexicon
+    if key in lexicon.generic_words or key in lexicon.common_acronyms:
         return False
     if label == TITLE_LABEL:
         # A quoted Title Case name may be made of stop words ("Becoming", "Being There").
         return True
     lettered = [w for w in words if _HAS_LETTER.search(w)]
-    return not all(w in STOP_WORDS or w in _GENERIC_WORDS for w in lettered)
+    return not all(w in lexicon.stop_words or w in lexicon.generic_words for w in lettered)
 
 
 # --------------------------------------------------------------------------- technical terms
