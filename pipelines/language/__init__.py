@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pipelines.language.base import blank
+from pipelines.language.facts import FactRules
 from pipelines.language.intents import IntentRules
 from pipelines.language.lexicon import LexiconRules
 from pipelines.language.names import NameRules
 from pipelines.language.queries import QueryRules
+from pipelines.language.standing import StandingRules
 from pipelines.language.talk import TalkRules
 from pipelines.language.time import TimeRules
 
@@ -37,6 +39,8 @@ class Language:
     names: NameRules = field(default_factory=NameRules)
     lexicon: LexiconRules = field(default_factory=LexiconRules)
     talk: TalkRules = field(default_factory=TalkRules)
+    standing: StandingRules = field(default_factory=StandingRules)
+    facts: FactRules = field(default_factory=FactRules)
 
 
 ENGLISH = Language("english")
@@ -48,6 +52,8 @@ OFF = Language(
     names=blank(NameRules()),
     lexicon=blank(LexiconRules()),
     talk=blank(TalkRules()),
+    standing=blank(StandingRules()),
+    facts=blank(FactRules()),
 )
 
 _BY_NAME: dict[str, Language] = {"english": ENGLISH, "off": OFF}
