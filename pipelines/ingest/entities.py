@@ -103,7 +103,6 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 _EDGE_CHARS = "\"'«»‹›()[]{}<>,;:!?¡¿*|=\u2026\u2013\u2014-"
 _WS = re.compile(r"\s+")
 _POSSESSIVE = re.compile(r"(?:'s|(?<=s)')$", re.IGNORECASE)
-_LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?:\b\w\.){2,}$")  # "U.S.", "a.m."
 
 
@@ -123,7 +122,7 @@ def _clean_surface(text: str) -> str:
     """Cleaned display form of a span: NFC, straight quotes, no edges/possessive/leading "the"."""
     text = _WS.sub(" ", unicodedata.normalize("NFC", text).translate(_QUOTES))
     text = _strip_edges(text)
-    without_the = _LEADING_THE.sub("", text)
+    without_the = current().lexicon.leading_article.sub("", text)
     return without_the if without_the else text
 
 
@@ -150,7 +149,7 @@ def _base_key(name: str) -> str:
         previous = text
         text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
         text = _strip_edges(unicodedata.normalize("NFKC", _WS.sub(" ", text)))
-        without_the = _strip_edges(_LEADING_THE.sub("", text))
+        without_the = _strip_edges(current().lexicon.leading_article.sub("", text))
         text = fold_identifier(without_the if without_the else text)
         if text == previous:
             break
@@ -281,8 +280,6 @@ _TECH_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
 )
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _DOUBLE_QUOTED = re.compile(r"[\"“]([^\"“”\n]{1,60})[\"”]")
-_LOWER_OK_IN_TITLE = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "at", "to",
-                                "for", "with", "by", "from", "de", "la", "le", "vs"})  # fmt: skip
 _SENTENCE_PUNCT = re.compile(r"[.!?;:]\s")
 
 
@@ -301,7 +298,8 @@ def _is_title(phrase: str) -> bool:
     if first == "I" or first.casefold().startswith("i'"):
         return False
     return all(
-        w[:1].isupper() or w[:1].isdigit() or w.casefold() in _LOWER_OK_IN_TITLE for w in words[1:]
+        w[:1].isupper() or w[:1].isdigit() or w.casefold() in current().lexicon.title_minor_words
+        for w in words[1:]
     )
 
 

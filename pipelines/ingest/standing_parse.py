@@ -127,7 +127,7 @@ def _preference_head(doc: Doc) -> Doc | None:
             if t.head.lemma_ == "be":
                 return t.head
         elif first and t.tag_ == "VBP" and t.pos_ == "VERB":
-            habit = any(c.lower_ in ("always", "never") for c in t.children)
+            habit = any(c.lower_ in current().standing.habit_adverbs for c in t.children)
             obj = any(c.dep_ == "dobj" for c in t.children)
             if habit and obj and t.lemma_.lower() not in current().standing.mental_verbs:
                 return t
@@ -139,7 +139,7 @@ def _subordinate(head: Doc) -> bool:
         return True
     return any(
         c.dep_ in ("mark", "advmod")
-        and c.lower_ in current().standing.subordinators - {"because", "since"}
+        and c.lower_ in current().standing.subordinators - current().standing.reason_markers
         for c in head.children
     )
 
@@ -155,8 +155,7 @@ def _cut_children(head: Doc) -> list[Doc]:
             or (
                 c.dep_ == "advcl"
                 and any(
-                    m.dep_ == "mark"
-                    and m.lower_ in ("because", "since", "so", "as", "though", "while")
+                    m.dep_ == "mark" and m.lower_ in current().standing.clause_breakers
                     for m in c.children
                 )
             )

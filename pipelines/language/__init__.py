@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pipelines.language.base import blank
+from pipelines.language.claims import ClaimRules
 from pipelines.language.facts import FactRules
+from pipelines.language.gate import GateRules
 from pipelines.language.intents import IntentRules
 from pipelines.language.lexicon import LexiconRules
 from pipelines.language.names import NameRules
@@ -41,6 +43,8 @@ class Language:
     talk: TalkRules = field(default_factory=TalkRules)
     standing: StandingRules = field(default_factory=StandingRules)
     facts: FactRules = field(default_factory=FactRules)
+    claims: ClaimRules = field(default_factory=ClaimRules)
+    gate: GateRules = field(default_factory=GateRules)
 
 
 ENGLISH = Language("english")
@@ -54,6 +58,8 @@ OFF = Language(
     talk=blank(TalkRules()),
     standing=blank(StandingRules()),
     facts=blank(FactRules()),
+    claims=blank(ClaimRules()),
+    gate=blank(GateRules()),
 )
 
 _BY_NAME: dict[str, Language] = {"english": ENGLISH, "off": OFF}

@@ -6,6 +6,7 @@ language-neutral evidence: casing across the batch, the speakers' names, string 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +80,14 @@ NAME_PARTICLES = frozenset(
 )  # fmt: skip
 
 
+# A leading article, dropped from an entity's name and key ("the Beatles" = "Beatles").
+LEADING_ARTICLE = re.compile(r"^the\s+", re.IGNORECASE)
+
+# Lower-case words a Title Case name may hold ("Lord of the Rings").
+TITLE_MINOR_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "at", "to",
+                               "for", "with", "by", "from", "de", "la", "le", "vs"})  # fmt: skip
+
+
 def dictionary_words(
     nlp: Any, parts: tuple[str, ...] = ("noun", "verb", "adj", "adv")
 ) -> frozenset[str]:
@@ -134,3 +143,7 @@ class LexiconRules:
     weekday_abbreviations: frozenset[str] = WEEKDAY_ABBREVIATIONS
     #: Lower-case words inside a name ("Bank of America"), never at its edges.
     name_particles: frozenset[str] = NAME_PARTICLES
+    #: A leading article, dropped from entity names and keys.
+    leading_article: re.Pattern[str] = LEADING_ARTICLE
+    #: Lower-case words inside a Title Case name.
+    title_minor_words: frozenset[str] = TITLE_MINOR_WORDS

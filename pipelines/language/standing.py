@@ -227,5 +227,11 @@ class StandingRules:
     complements: frozenset[str] = _COMPLEMENTS
     #: Adverbs an instruction's body drops.
     empty_adverbs: frozenset[str] = _EMPTY_ADVERBS
+    #: Habit adverbs: "I always use X" states a standing preference.
+    habit_adverbs: frozenset[str] = frozenset({"always", "never"})
+    #: Subordinators of a reason, not of a condition.
+    reason_markers: frozenset[str] = frozenset({"because", "since"})
+    #: Markers of an adverbial clause that ends the statement ("…, because …").
+    clause_breakers: frozenset[str] = frozenset({"because", "since", "so", "as", "though", "while"})
     #: The words a rule is rephrased with ("You should …").
     should: tuple[str, ...] = SHOULD

@@ -159,6 +159,11 @@ class TimeRules:
     verb_months: frozenset[str] = frozenset({"may", "march", "mar"})
     #: Any absolute date, kept whole as a keyword ("8 May 2023").
     date: re.Pattern[str] = DATE_RE
+    #: A month and day ("Mar 3"): a dated line in a timeline.
+    month_day: re.Pattern[str] = re.compile(
+        r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}\b",
+        re.IGNORECASE,
+    )
     #: Number words ("three weeks ago"); "a", "an" and "of" count only alone.
     number_words: dict[str, int] = field(default_factory=lambda: dict(_NUMBER_WORDS))
     filler_numbers: frozenset[str] = frozenset({"a", "an", "of"})

@@ -42,7 +42,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "graph": frozenset({"graph_faults", "graph_warmup", "tracing"}),
     "access_log": frozenset({"graph"}),  # access statistics written behind the read path
     "models": frozenset(),
-    "prompt": frozenset(),  # prompt text: blocks, condensers, the decomposer (no I/O)
+    "language": frozenset(),  # every language rule: word lists, phrasings, patterns
+    "prompt": frozenset({"language"}),  # prompt text: blocks, condensers, the decomposer (no I/O)
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
     "session_documents": frozenset({"spaces", "graph"}),
@@ -51,7 +52,16 @@ ALLOWED: dict[str, frozenset[str]] = {
     "browser": frozenset({"graph"}),  # the Browser guide and where Neo4j serves Browser
     "engine": frozenset({"schema_data", "access_log", "graph", "models"}),
     "ingest": frozenset(
-        {"engine", "session_documents", "spaces", "graph", "models", "overrides", "errors"}
+        {
+            "engine",
+            "session_documents",
+            "spaces",
+            "graph",
+            "models",
+            "overrides",
+            "errors",
+            "language",
+        }
     ),
     "recall": frozenset(
         {
@@ -65,6 +75,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "errors",
             "fields",
             "tracing",
+            "language",
         }
     ),
     "consolidate": frozenset(
@@ -79,6 +90,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "overrides",
             "errors",
             "tracing",
+            "language",
         }
     ),
     "maintenance": frozenset({"consolidate", "engine", "spaces", "graph", "errors"}),
