@@ -89,12 +89,9 @@ _META_RE = re.compile(
     r"me(?:\s+through)?|(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:list|summari[sz]e|"
     r"recap|describe|outline)|(?:a|an|the)\s+(?:(?:comprehensive|complete|brief|short|"
     r"detailed|quick|clear|full)\s+)*(?:summary|overview|recap|list|rundown)\s+of|"
-    r"the\s+order\s+in\s+which|in\s+(?:what|which)\s+order|in\s+(?:chronological\s+)?order|"
+    r"in\s+(?:what|which)\s+order|in\s+(?:chronological\s+)?order|"
     r"(?:i|we|you)\s+(?:brought\s+up|mentioned|discussed|talked\s+about|raised)|"
-    r"(?:throughout|through|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|these|my|the)\s+"
-    r"(?:conversations?|discussions?|chats?|sessions?|exchanges?)|so\s+far|over\s+time|"
-    r"(?:the\s+)?(?:different|various)\s+(?:aspects|parts|sides|stages|phases|steps)\s+of|"
-    r"mention\s+only\b.*$)",
+    r"so\s+far|over\s+time)",
     re.IGNORECASE,
 )
 
