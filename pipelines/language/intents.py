@@ -134,8 +134,7 @@ RULES: tuple[IntentRule, ...] = (
     _rule(
         "changed_value",
         "knowledge_update",
-        r"\b(?:changed?|switched|updated?|moved\s+to|new\s+(?:job|address|phone|number|"
-        r"role|title|name|car|home|house|apartment|partner))\b",
+        r"\b(?:changed?|switched|updated?|moved\s+to)\b",
         _NORMAL,
     ),
     # --- causal
