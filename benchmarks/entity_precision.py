@@ -159,7 +159,7 @@ def system_entities(
     """Every graph entity of the datasets (of the conversations in ``only`` when given), and
     the text of every turn (for the labelling sheet)."""
     from pipelines.ingest.config import DEFAULT_INGEST_CONFIG
-    from pipelines.ingest.entities import EntityExtractor
+    from pipelines.ingest.extractor import EntityExtractor
     from pipelines.models.nlp import load_nlp
 
     cfg = DEFAULT_INGEST_CONFIG.entities

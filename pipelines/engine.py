@@ -37,7 +37,7 @@ class EngineSettings:
     #: padded word pieces per batch when ingest embeds (pipelines.models.batching)
     embedding_batch_pieces: int = DEFAULT_BATCH_PIECES
     query_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.query_encoder
-    document_encoder: str = "onnx"  # "onnx" | "torch": see pipelines.models.document_encoder
+    document_encoder: str = "onnx"  # "onnx" | "torch" | "bf16": pipelines.models.embeddings
     model_cache_dir: str | None = None  # None: ~/.cache/mnemograph
     spacy_model: str = DEFAULT_SPACY_MODEL
     reranker: RerankerSettings = field(default_factory=RerankerSettings)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pipelines.ingest.config import IngestConfig
-from pipelines.ingest.entities import EntityExtractor
+from pipelines.ingest.extractor import EntityExtractor
 from pipelines.ingest.facts import extract_facts
 from pipelines.ingest.items import Item
 from pipelines.ingest.standing import extract_standing

@@ -167,7 +167,7 @@ def extract_facts(
 
     ``role`` decides decision crediting (only :attr:`FactConfig.user_roles` make decisions);
     ``speaker`` is copied to every fact; ``entities`` are names already found in the turn (for
-    instance by :class:`pipelines.ingest.entities.EntityExtractor`) that anchor ``fact`` units.
+    instance by :class:`pipelines.ingest.extractor.EntityExtractor`) that anchor ``fact`` units.
     With ``nlp`` (the spaCy pipeline), every fact but a question must stand alone
     (:mod:`pipelines.ingest.fact_parse`; step 7); ``when`` is the turn's time, added to a fact
     that says a relative time. Returns facts in text order, at most

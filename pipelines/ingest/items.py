@@ -1,6 +1,6 @@
 """The write path's unit of work: one memory to be stored, with everything computed for it.
 
-Preparation (:mod:`pipelines.ingest.service`) creates an :class:`Item` per turn or memory;
+Intake (:mod:`pipelines.ingest.intake`) creates an :class:`Item` per turn or memory;
 encoding (:mod:`pipelines.ingest.encode`) fills its vectors and chunks, analysis
 (:mod:`pipelines.ingest.analyse`) its entities and facts, the gate its decision; the writer
 (:mod:`pipelines.ingest.writer`) stores it.

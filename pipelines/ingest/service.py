@@ -19,16 +19,16 @@ content is a conflict (409) naming the turn.
 
 Bounded work: before any model runs, the chunks of the new items are planned and a request
 needing more than ``IngestConfig.max_embedding_inputs`` texts embedded is refused (422, naming
-where to split it). A :class:`~pipelines.ingest.deadline.Deadline`, when given, is checked
-between batches and before every write; a call it stops has written nothing, except, in a
-multi-session call, the sessions committed before (the error names the first one that was not).
+where to split it; :mod:`pipelines.ingest.limits`). A
+:class:`~pipelines.ingest.deadline.Deadline`, when given, is checked between batches and before
+every write; a call it stops has written nothing, except, in a multi-session call, the sessions
+committed before (the error names the first one that was not).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from functools import partial
 
 import numpy as np
@@ -36,12 +36,12 @@ import numpy as np
 from pipelines import spaces
 from pipelines.engine import Engine
 from pipelines.errors import Conflict, DomainError, InvalidInput
-from pipelines.graph import Tx, as_utc, mark
+from pipelines.graph import Tx, mark
 from pipelines.ingest.analyse import Analyser
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig, IngestConfig
 from pipelines.ingest.deadline import ClientGone, Deadline, DeadlineExceeded, check
 from pipelines.ingest.encode import ChunkEncoder
-from pipelines.ingest.entities import EntityExtractor
+from pipelines.ingest.extractor import EntityExtractor
 from pipelines.ingest.gate import DuplicateCandidate, GateDecision, compute_signals, decide
 from pipelines.ingest.inputs import (
     Decision,
@@ -53,9 +53,10 @@ from pipelines.ingest.inputs import (
     SessionIn,
     TurnIn,
 )
+from pipelines.ingest.intake import memory_items, session_items
 from pipelines.ingest.items import Item
+from pipelines.ingest.limits import check_limit, check_request_size, check_work
 from pipelines.ingest.stages import default_stage_detector
-from pipelines.ingest.text import content_hash, is_utf8
 from pipelines.ingest.writer import Writer
 from pipelines.overrides import merge_overrides
 
@@ -125,12 +126,12 @@ class Ingestor:
             if not session.turns:
                 raise InvalidInput("a session needs at least one turn", field="turns")
             prefix = "turns" if len(sessions) == 1 else f"sessions.{si}.turns"
-            prepared.append((session, self._session_items(session, prefix)))
+            prepared.append((session, session_items(self.config, session, prefix)))
             labelled.extend((f"{prefix}.{it.index}", it) for it in prepared[-1][1])
         all_items = [it for _, items in prepared for it in items]
-        self._check_request_size(all_items, "turns" if len(sessions) == 1 else "sessions")
+        check_request_size(self.config, all_items, "turns" if len(sessions) == 1 else "sessions")
         self._mark_existing(space, all_items, "turns")
-        self._check_work(labelled, "turns")
+        check_work(self.encoder, self.config, labelled, "turns")
         check(deadline)
         gate_on = options.gate if options.gate is not None else space_cfg.enabled
         groups = list(_groups(prepared, self.config.group_turns))
@@ -206,33 +207,13 @@ class Ingestor:
         space_cfg = self._space_gate(space)
         if not memories:
             raise InvalidInput("at least one memory is required", field="memories")
-        self._check_limit(len(memories), "memories")
-        now = datetime.now(UTC)
-        items = []
-        for i, mem in enumerate(memories):
-            text = self._check_text(mem.content, f"memories.{i}.content")
-            mid = mem.id or f"mem-{content_hash(text)[:16]}"
-            items.append(
-                Item(
-                    index=i,
-                    id=mid,
-                    text=text,
-                    role=mem.role,
-                    speaker=mem.speaker,
-                    kind=mem.kind,
-                    tags=list(mem.tags),
-                    event_time=as_utc(mem.time) or now,
-                    session_id=mem.session_id,
-                    turn_index=None,
-                    stage_label=mem.stage,
-                    metadata=mem.metadata,
-                    content_hash=content_hash(text),
-                )
-            )
-        self._check_unique_ids(items, "memories")
-        self._check_request_size(items, "memories")
+        check_limit(self.config, len(memories), "memories")
+        items = memory_items(self.config, memories)
+        check_request_size(self.config, items, "memories")
         self._mark_existing(space, items, "memories")
-        self._check_work([(f"memories.{it.index}", it) for it in items], "memories")
+        check_work(
+            self.encoder, self.config, [(f"memories.{it.index}", it) for it in items], "memories"
+        )
         check(deadline)
         with ThreadPoolExecutor(1, thread_name_prefix="ingest") as pool:
             self._compute(space, items, space_cfg, options, pool, deadline)
@@ -250,107 +231,6 @@ class Ingestor:
         data = spaces.get(self.engine.store, space)  # 404 for an unknown space
         overrides = (data.get("settings") or {}).get("gate")
         return merge_overrides(self.config.gate, overrides, "settings.gate")
-
-    def _check_limit(self, n: int, fld: str) -> None:
-        if n > self.config.max_turns_per_request:
-            raise InvalidInput(
-                f"at most {self.config.max_turns_per_request} items per request, got {n}",
-                field=fld,
-            )
-
-    def _check_text(self, text: str, fld: str) -> str:
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInput("content must not be empty or whitespace", field=fld)
-        if not is_utf8(text):
-            raise InvalidInput("content contains a lone UTF-16 surrogate", field=fld)
-        if len(text) > self.config.max_content_chars:
-            raise InvalidInput(
-                f"content has {len(text):,} characters; the limit is "
-                f"{self.config.max_content_chars:,} per memory",
-                field=fld,
-            )
-        return text
-
-    def _check_request_size(self, items: Sequence[Item], fld: str) -> None:
-        total = sum(len(it.text) for it in items)
-        if total > self.config.max_request_chars:
-            raise InvalidInput(
-                f"the request holds {total:,} characters of content; the limit is "
-                f"{self.config.max_request_chars:,} per request (send fewer items per request)",
-                field=fld,
-            )
-
-    @staticmethod
-    def _check_unique_ids(items: Sequence[Item], fld: str) -> None:
-        seen: dict[str, int] = {}
-        for it in items:
-            if it.id in seen:
-                raise InvalidInput(
-                    f"id {it.id!r} appears twice in the request", field=f"{fld}.{it.index}.id"
-                )
-            seen[it.id] = it.index
-
-    def _session_items(self, session: SessionIn, prefix: str) -> list[Item]:
-        self._check_limit(len(session.turns), prefix)
-        start = as_utc(session.started_at)
-        times = [as_utc(t.time) for t in session.turns]
-        base = start or next((t for t in times if t), None) or datetime.now(UTC)
-        items = []
-        for i, turn in enumerate(session.turns):
-            text = self._check_text(turn.content, f"{prefix}.{i}.content")
-            items.append(
-                Item(
-                    index=i,
-                    id=turn.id or f"{session.session_id}#{i}",
-                    text=text,
-                    role=turn.role,
-                    speaker=turn.speaker,
-                    kind="turn",
-                    tags=[],
-                    event_time=times[i] or base,
-                    session_id=session.session_id,
-                    turn_index=i,
-                    stage_label=session.stage,
-                    metadata=turn.metadata,
-                    content_hash=content_hash(text),
-                )
-            )
-        self._check_unique_ids(items, prefix)
-        return items
-
-    def _check_work(self, labelled: Sequence[tuple[str, Item]], kind: str) -> None:
-        """Refuse (422) a request whose new items need more texts embedded than
-        ``max_embedding_inputs``, naming where to split it; ``labelled``: (field, item)."""
-        new = [(fld, it) for fld, it in labelled if not it.existing]
-        limit = self.config.max_embedding_inputs
-        if self.encoder.plan_items([it for _, it in new]) <= limit:
-            return
-        need = [max(1, len(it.spans or ())) for _, it in new]
-        for (fld, it), n in zip(new, need, strict=True):
-            if n > limit:
-                part = max(1, len(it.text) * limit * 9 // (10 * n))  # a tenth to spare
-                raise InvalidInput(
-                    f"{fld} alone needs {n:,} texts embedded (its chunks); the limit is "
-                    f"{limit:,} per request: send its content in parts of at most about "
-                    f"{part:,} characters",
-                    field=f"{fld}.content",
-                )
-        used = 0
-        for (fld, _), n in zip(new, need, strict=True):
-            used += n
-            if used > limit:
-                how = (
-                    "send the rest in another request with the same session_id, giving the "
-                    "turns explicit ids (the default ids number turns by their position)"
-                    if kind == "turns"
-                    else "send the rest in another request"
-                )
-                raise InvalidInput(
-                    f"the request needs {sum(need):,} texts embedded (one per new memory, one "
-                    f"per chunk of a long one); the limit is {limit:,} per request: the items "
-                    f"before {fld} fit; {how}",
-                    field=fld,
-                )
 
     def _stop(self, deadline: Deadline | None) -> None:
         """Between batches of long work: stop when the deadline passed, the client left, or

@@ -13,27 +13,28 @@ vectors of late interaction). The mask is applied explicitly: the transformer's 
 construction does not trace, so the export calls its embedding and encoder modules with the
 additive (texts, 1, 1, positions) mask eager attention takes. At load the encoder is checked
 against PyTorch on a padded probe batch; if the export or the check fails, batches stay on
-PyTorch and readiness says why.
+PyTorch and readiness says why (the shared scaffolding: :mod:`pipelines.models.onnx_export`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
-import logging
-import os
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from pipelines.models.query_encoder import PROBE_TEXTS, default_cache_dir, weights_digest
-
-log = logging.getLogger("mnemograph.models")
+from pipelines.models.onnx_export import (
+    PROBE_TEXTS,
+    EncoderStatus,
+    Export,
+    cpu_session,
+    default_cache_dir,
+    eager_copy,
+    export_graph,
+    load_checked,
+    weights_digest,
+)
 
 #: Bumped when the exported graph changes, so stale cache files are not reused.
 DOC_EXPORT_VERSION = 1
@@ -41,6 +42,8 @@ DOC_EXPORT_VERSION = 1
 MAX_DOC_PROBE_DIFF = 1e-4
 #: Texts of mixed lengths embedded together at load: padding must not change any vector.
 DOC_PROBE_TEXTS = (*PROBE_TEXTS, "ok", "Ünïcödé, emoji 🎨 and CJK 東京 " * 3)
+#: Readiness of the document encoder (the shared status type).
+DocumentEncoderStatus = EncoderStatus
 
 #: ``tokenize(texts)`` -> (input_ids, attention_mask), int64, padded to the longest text.
 Tokenize = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
@@ -48,13 +51,19 @@ Tokenize = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
 Reference = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
 
 
+class BatchEncoder(Protocol):
+    """What the embedder's batch path runs a padded batch on (this module's ONNX encoder, or
+    :class:`pipelines.models.bf16_encoder.Bf16DocumentEncoder`)."""
+
+    def encode(self, input_ids: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shapes (texts, positions) in; (texts, dims) and (texts, positions, dims) out."""
+        ...
+
+
 def export_document_onnx(transformer: Any, ids: Any, mask: Any, path: Path) -> None:
     """Export ``transformer`` (a Hugging Face BERT-style encoder) as (ids, mask) ->
-    (normalised masked mean, token vectors); written beside ``path``, renamed into place."""
+    (normalised masked mean, token vectors), from an eager copy."""
     import torch
-
-    model = copy.deepcopy(transformer).eval()
-    model.set_attn_implementation("eager")
 
     class _Documents(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -73,52 +82,23 @@ def export_document_onnx(transformer: Any, ids: Any, mask: Any, path: Path) -> N
             mean = (hidden * w).sum(dim=1) / w.sum(dim=1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, p=2, dim=1), hidden
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     axes = {0: "texts", 1: "positions"}
-    try:
-        with (
-            warnings.catch_warnings(),
-            contextlib.redirect_stdout(io.StringIO()),
-            torch.inference_mode(),
-        ):
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _Documents(model),
-                (ids, mask),
-                str(tmp),
-                input_names=["input_ids", "attention_mask"],
-                output_names=["embedding", "tokens"],
-                dynamic_axes={
-                    "input_ids": axes,
-                    "attention_mask": axes,
-                    "embedding": {0: "texts"},
-                    "tokens": axes,
-                },
-                opset_version=17,
-                dynamo=False,
-            )
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    export_graph(
+        _Documents(eager_copy(transformer)),
+        (ids, mask),
+        path,
+        ["input_ids", "attention_mask"],
+        {"input_ids": axes, "attention_mask": axes, "embedding": {0: "texts"}, "tokens": axes},
+    )
 
 
 class OnnxDocumentEncoder:
     """A padded batch's (ids, mask) -> (normalised embeddings, token vectors) on the CPU."""
 
     def __init__(self, path: Path, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        # Both cores for a batch, but no spinning between runs: idle threads that spin take
-        # CPU from Neo4j and the read path (the query encoder's reasoning, for batches).
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        options.log_severity_level = 3
+        # Both cores for a batch, but no spinning between runs (the query encoder's reasoning).
         self.path = path
-        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._session = cpu_session(path, threads)
 
     def encode(self, input_ids: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Shapes (texts, positions) in; (texts, dims) and (texts, positions, dims) out."""
@@ -130,12 +110,6 @@ class OnnxDocumentEncoder:
             },
         )
         return np.asarray(out[0], dtype=np.float32), np.asarray(out[1], dtype=np.float32)
-
-
-@dataclass(frozen=True)
-class DocumentEncoderStatus:
-    active: bool
-    detail: str
 
 
 def document_export_path(cache: Path, model_dir: Path, name: str) -> Path:
@@ -170,29 +144,22 @@ def load_document_encoder(
     """Export (once) and load the ONNX document encoder, checked against PyTorch; any failure
     returns ``None`` and the reason (the caller keeps PyTorch)."""
     cache = cache_dir or default_cache_dir()
-    try:
-        path = document_export_path(cache, model_dir, name)
-        exported = False
-        if not path.exists():
-            import torch
 
-            ids, mask = tokenize(list(DOC_PROBE_TEXTS[:2]))
-            export_document_onnx(
-                st_model[0].auto_model, torch.from_numpy(ids), torch.from_numpy(mask), path
-            )
-            exported = True
-        encoder = OnnxDocumentEncoder(path)
-        diff = probe_difference(encoder, tokenize, reference)
-    except Exception as exc:  # any failure means: stay on PyTorch, and say why
-        log.warning("ONNX document encoder unavailable, batches use PyTorch: %s", exc)
-        return None, DocumentEncoderStatus(False, f"batches on PyTorch (ONNX unavailable: {exc})")
-    if diff > MAX_DOC_PROBE_DIFF:
-        return None, DocumentEncoderStatus(
-            False,
-            f"batches on PyTorch (ONNX export differs from PyTorch by {diff:.2e} "
-            f"> {MAX_DOC_PROBE_DIFF:.0e} on the probes)",
+    def export(path: Path) -> None:
+        import torch
+
+        ids, mask = tokenize(list(DOC_PROBE_TEXTS[:2]))
+        export_document_onnx(
+            st_model[0].auto_model, torch.from_numpy(ids), torch.from_numpy(mask), path
         )
-    how = "exported to" if exported else "cached at"
-    return encoder, DocumentEncoderStatus(
-        True, f"batches on onnxruntime ({how} {path}; max difference {diff:.1e} on probes)"
+
+    spec = Export(
+        kind="document",
+        inputs="batches",
+        locate=lambda: document_export_path(cache, model_dir, name),
+        export=export,
+        max_diff=MAX_DOC_PROBE_DIFF,
+    )
+    return load_checked(
+        spec, OnnxDocumentEncoder, lambda enc: probe_difference(enc, tokenize, reference)
     )

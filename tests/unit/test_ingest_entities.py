@@ -13,7 +13,6 @@ from spacy.language import Language
 from pipelines.ingest.config import EntityConfig
 from pipelines.ingest.entities import (
     TECH_LABEL,
-    EntityExtractor,
     EntityMention,
     canonicalize,
     cooccurrence_pairs,
@@ -21,6 +20,7 @@ from pipelines.ingest.entities import (
     merge_mentions,
     technical_terms,
 )
+from pipelines.ingest.extractor import EntityExtractor
 
 
 @pytest.fixture(scope="module")
@@ -326,7 +326,7 @@ def test_cooccurrence_pairs_properties(memories: list[list[str]]) -> None:
 
 
 def test_char_batches_bound_texts_and_characters() -> None:
-    from pipelines.ingest.entities import char_batches
+    from pipelines.ingest.extractor import char_batches
 
     texts = ["a" * 5, "b" * 5, "c" * 30, "d" * 2, "e" * 2, "f" * 2]
     batches = list(char_batches(texts, max_texts=2, max_chars=10))
