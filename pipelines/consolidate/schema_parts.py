@@ -5,72 +5,25 @@ around it."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from pipelines.consolidate.claims import content_words
 from pipelines.consolidate.config import SchemaConfig
-from pipelines.ingest.salience import (
-    GENERIC_NOUNS,
-    INTERJECTIONS,
-    LIGHT_VERBS,
-    SOCIAL_ACTS,
-    Salience,
-    is_name,
-    name_forms,
-)
+from pipelines.ingest.salience import Salience, is_name, name_forms
 from pipelines.ingest.text import match_tokens, normalise_for_match, split_sentences
+from pipelines.language import current
 from pipelines.recall.query import ends_with_question
 
-_QUESTION_WORDS = frozenset(
-    {
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "you",
-        "your",
-    }
-)
-#: A tag question asks for agreement, not information ("Time flies, huh?", "..., isn't it?").
-_TAG_QUESTION = re.compile(
-    r",\s*(?:right|huh|eh|yeah|no|ok|okay|true|"
-    r"(?:is|are|was|were|do|does|did|have|has|can|could|would|will|should|wo|ca)n'?t\s+\w+|"
-    r"don'?t you think)\s*\?\W*$",
-    re.IGNORECASE,
-)
-#: Words a question does not ask about (see :func:`open_questions`).
-_NOT_ASKED = SOCIAL_ACTS | INTERJECTIONS | LIGHT_VERBS | GENERIC_NOUNS
-
-
 _OUTCOME_CATEGORIES = frozenset({"fact", "decision", "action_item"})
-_OUTCOME = re.compile(
-    r"\b(?:finished|completed|done|shipped|released|launched|fixed|resolved|solved|deployed|"
-    r"merged|published|passed|succeeded|won|achieved|graduated|adopted|signed|delivered|"
-    r"got the|got a|got my|works now|working now|turned out|ended up|managed to|accepted|"
-    r"approved|closed|raised|hired|bought|sold|moved|married|engaged|born)\b",
-    re.IGNORECASE,
-)
+
+
+def _not_asked() -> frozenset[str]:
+    """Words a question does not ask about (see :func:`open_questions`)."""
+    talk = current().talk
+    return talk.social_acts | talk.interjections | talk.light_verbs | talk.generic_nouns
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +108,7 @@ def rank_key_entities(
     def speaker_like(name: str) -> bool:
         words = match_tokens(name)
         return name.casefold() in speaker_keys or (bool(words) and all(
-            is_name(w, forms) or w in SOCIAL_ACTS for w in words
+            is_name(w, forms) or w in current().talk.social_acts for w in words
         ))  # fmt: skip
 
     key_entities = [
@@ -170,7 +123,8 @@ def rank_key_entities(
 def _only_social(name: str) -> bool:
     """A name made only of greetings, thanks and interjections ("Congrats", "Wow")."""
     words = match_tokens(name)
-    return bool(words) and all(w in SOCIAL_ACTS or w in INTERJECTIONS for w in words)
+    talk = current().talk
+    return bool(words) and all(w in talk.social_acts or w in talk.interjections for w in words)
 
 
 def find_open_questions(
@@ -196,17 +150,18 @@ def find_open_questions(
         return words_of[m.id]
 
     open_q: list[str] = []
+    talk, stop_words, not_asked = current().talk, current().lexicon.stop_words, _not_asked()
     for f in fact_list:
         if f.category != "question":
             continue
         asked = {
             w
-            for w in content_words(f.text) - _QUESTION_WORDS
-            if w not in _NOT_ASKED and w not in STOP_WORDS and not is_name(w, forms)
+            for w in content_words(f.text) - talk.question_words
+            if w not in not_asked and w not in stop_words and not is_name(w, forms)
         }
         if len(asked) < config.min_question_words:
             continue
-        if not ends_with_question(f.text) or _TAG_QUESTION.search(f.text):
+        if not ends_with_question(f.text) or talk.tag_question.search(f.text):
             continue
         asker = (f.speaker or f.role or "").casefold()
         after = position[f.memory_id] + 1
@@ -269,7 +224,7 @@ def decisions_and_outcomes(
             f.text
             for f in fact_list
             if f.category in _OUTCOME_CATEGORIES
-            and _OUTCOME.search(f.text)
+            and current().talk.outcome.search(f.text)
             and f.text not in decisions
         ],
         config.max_outcomes,

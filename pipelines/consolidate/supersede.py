@@ -41,8 +41,8 @@ import numpy as np
 
 from pipelines import spaces
 from pipelines.consolidate.claims import (
-    CANDIDATE_PATTERN,
     Claim,
+    candidate_pattern,
     claim_coverage,
     extract_claims,
     same_value,
@@ -281,7 +281,9 @@ def run(ctx: JobContext) -> None:
     cfg = ctx.config.supersede
     blocked = ctx.store.read("consolidate/supersede_blocked", space=ctx.space)
     blocked_pairs = blocked[0]["pairs"] if blocked else []
-    rows = ctx.store.read("consolidate/supersede_rows", space=ctx.space, pattern=CANDIDATE_PATTERN)
+    rows = ctx.store.read(
+        "consolidate/supersede_rows", space=ctx.space, pattern=candidate_pattern()
+    )
     ctx.counts["candidates"] = len(rows)
     claimed = [ClaimedMemory.from_row(r) for r in rows]
     with_claims = {m.id: m for m in claimed if m.claims}

@@ -15,13 +15,12 @@ import re
 from collections.abc import Sequence
 
 from pipelines.ingest.salience import (
-    INTERJECTIONS,
-    SOCIAL_ACTS,
     is_name,
     is_phatic_sentence,
     lexical_sentence_info,
 )
 from pipelines.ingest.text import match_tokens
+from pipelines.language import current
 
 __all__ = ["informative_sentence", "without_social_opening"]
 
@@ -34,7 +33,8 @@ def without_social_opening(sentence: str, names: frozenset[str] = frozenset()) -
     follows says something; else ``sentence`` as it is (whitespace collapsed)."""
     text = " ".join(sentence.split())
     words = [w for w in match_tokens(text[:60]) if not is_name(w, names)]
-    if not words or (words[0] not in SOCIAL_ACTS and words[0] not in INTERJECTIONS):
+    talk = current().talk
+    if not words or (words[0] not in talk.social_acts and words[0] not in talk.interjections):
         return text
     rest = text
     while (m := _OPENING_BREAK.search(rest)) is not None and m.end() < len(rest):

@@ -47,11 +47,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, EntityConfig
-from pipelines.ingest.lexicon import (
-    COMMON_ACRONYMS,
-    GENERIC_WORDS,
-    STOP_WORDS,
-)
+from pipelines.language import current
 
 __all__ = [
     "TECH_LABEL",
@@ -97,7 +93,6 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 _EDGE_CHARS = "\"'«»‹›()[]{}<>,;:!?¡¿*|=\u2026\u2013\u2014-"
 _WS = re.compile(r"\s+")
 _POSSESSIVE = re.compile(r"(?:'s|(?<=s)')$", re.IGNORECASE)
-_LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?:\b\w\.){2,}$")  # "U.S.", "a.m."
 
 
@@ -117,7 +112,7 @@ def _clean_surface(text: str) -> str:
     """Cleaned display form of a span: NFC, straight quotes, no edges/possessive/leading "the"."""
     text = _WS.sub(" ", unicodedata.normalize("NFC", text).translate(_QUOTES))
     text = _strip_edges(text)
-    without_the = _LEADING_THE.sub("", text)
+    without_the = current().lexicon.leading_article.sub("", text)
     return without_the if without_the else text
 
 
@@ -144,7 +139,7 @@ def _base_key(name: str) -> str:
         previous = text
         text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
         text = _strip_edges(unicodedata.normalize("NFKC", _WS.sub(" ", text)))
-        without_the = _strip_edges(_LEADING_THE.sub("", text))
+        without_the = _strip_edges(current().lexicon.leading_article.sub("", text))
         text = fold_identifier(without_the if without_the else text)
         if text == previous:
             break
@@ -178,7 +173,6 @@ def canonicalize(name: str, aliases: tuple[tuple[str, str], ...] | None = None) 
 
 # --------------------------------------------------------------------------- validity
 
-_GENERIC_WORDS = GENERIC_WORDS
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 # Markup, operators and code punctuation inside a key: fragments of code or formatting
 # ("task 2:** fix", "method='sha256", "${api_key}", "income(db"), not names.
@@ -230,13 +224,14 @@ def _valid_key(key: str, label: str | None, cfg: EntityConfig) -> bool:
         return False
     if not _HAS_LETTER.search(key) or _MEASUREMENT.fullmatch(key) or _MARKUP.search(key):
         return False
-    if key in _GENERIC_WORDS or key in COMMON_ACRONYMS:
+    lexicon = current().lexicon
+    if key in lexicon.generic_words or key in lexicon.common_acronyms:
         return False
     if label == TITLE_LABEL:
         # A quoted Title Case name may be made of stop words ("Becoming", "Being There").
         return True
     lettered = [w for w in words if _HAS_LETTER.search(w)]
-    return not all(w in STOP_WORDS or w in _GENERIC_WORDS for w in lettered)
+    return not all(w in lexicon.stop_words or w in lexicon.generic_words for w in lettered)
 
 
 # --------------------------------------------------------------------------- technical terms
@@ -275,8 +270,6 @@ _TECH_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
 )
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _DOUBLE_QUOTED = re.compile(r"[\"“]([^\"“”\n]{1,60})[\"”]")
-_LOWER_OK_IN_TITLE = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "at", "to",
-                                "for", "with", "by", "from", "de", "la", "le", "vs"})  # fmt: skip
 _SENTENCE_PUNCT = re.compile(r"[.!?;:]\s")
 
 
@@ -295,7 +288,8 @@ def _is_title(phrase: str) -> bool:
     if first == "I" or first.casefold().startswith("i'"):
         return False
     return all(
-        w[:1].isupper() or w[:1].isdigit() or w.casefold() in _LOWER_OK_IN_TITLE for w in words[1:]
+        w[:1].isupper() or w[:1].isdigit() or w.casefold() in current().lexicon.title_minor_words
+        for w in words[1:]
     )
 
 

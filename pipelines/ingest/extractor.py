@@ -25,10 +25,10 @@ from pipelines.ingest.entities import (
     merge_mentions,
     technical_terms,
 )
-from pipelines.ingest.lexicon import dictionary_words
 from pipelines.ingest.ner_filter import ner_needed, ner_ranges
 from pipelines.ingest.span_filter import Casing, keep_term, math_ranges, refine_span
 from pipelines.ingest.text import strip_code_blocks
+from pipelines.language.lexicon import dictionary_words
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pipelines.ingest import lexicon_standing as lex
+from pipelines.language import current
 
 __all__ = ["stands_alone", "with_date"]
 
@@ -29,7 +29,11 @@ def stands_alone(doc: Any, min_words: int) -> bool:
     """Whether the parsed unit ``doc`` reads as a statement by itself (module docstring)."""
     words = [t for t in doc if not t.is_punct and not t.is_space]
     # words as a reader counts them: "I'll do that" is three, though spaCy sees four tokens
-    if len(doc.text.split()) < min_words or not words or words[0].lower_ in lex.CLAUSE_OPENERS:
+    if (
+        len(doc.text.split()) < min_words
+        or not words
+        or words[0].lower_ in current().facts.clause_openers
+    ):
         return False
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if not roots or roots[0].pos_ not in _VERBS:
@@ -41,10 +45,10 @@ def relative_time(doc: Any) -> bool:
     """Whether the unit says a time relative to when it was said."""
     for t in doc:
         low = t.lower_
-        if low in lex.RELATIVE_TIME:
+        if low in current().facts.relative_time:
             return True
         after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
-        if low in ("last", "next", "this") and after in lex.RELATIVE_UNITS:
+        if low in ("last", "next", "this") and after in current().facts.relative_units:
             return True
     return False
 

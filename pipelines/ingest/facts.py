@@ -44,6 +44,8 @@ from typing import Any, Literal, get_args
 from pipelines.ingest import fact_parse
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, FactConfig
 from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
+from pipelines.language import current
+from pipelines.language.facts import Rule
 
 __all__ = ["FACT_CATEGORIES", "AtomicFact", "FactCategory", "extract_facts", "split_clauses"]
 
@@ -69,149 +71,7 @@ class AtomicFact:
     """Name of the rule that fired (for explanations and evaluation)."""
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-_I = r"(?:i|we)"
-_SUBJECT_START = (
-    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|you|you're|he|he's|she|she's|it|it's|they|"
-    r"they're|this|that|there|my|our|his|her|their)"
-)
-_CLAUSE_SPLIT = _rx(
-    r"\s*;\s*|\s+[—–]\s+|\s+--\s+|"
-    r",?\s+(?:and|but|so|because|though|although|while|whereas|plus|cause|since)\s+"
-    rf"(?={_SUBJECT_START}\b)"
-)
-_LEADING_MARKERS = _rx(
-    r"^(?:(?:hi|hey|hello|yo|dear)\b[^,!.?]{0,30}[,!.]+\s*"
-    r"|(?:so|well|oh|ah|anyway|anyways|honestly|yeah|yep|yes|no|nope|ok|okay|sure|also|and|but|"
-    r"btw|by the way|actually|wow|um|uh|hmm|lol|haha|plus|then|alright|right)\b[,!.]*\s+)"
-)
-_FIRST_PERSON = _rx(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|us|our)\b")
-_SMALL_TALK = _rx(
-    r"^(?:how are you|how're you|how are things|how's it going|how have you been|what's up|"
-    r"what about you|and you|you|how about you|right|really|thanks|thank you)\W*$"
-)
-
-# (rule name, pattern, confidence) per category, in priority order inside each category.
-_Rule = tuple[str, re.Pattern[str], float]
-_QUESTION_WORD: _Rule = (
-    "question-word",
-    _rx(
-        r"^(?:who|what|when|where|why|how|which|whose|is|are|am|was|were|do|does|did|can|could|"
-        r"should|would|will|shall|have|has|may)\b[^.!]*$"
-    ),
-    0.6,
-)
-_PROVISIONAL: tuple[_Rule, ...] = (
-    (
-        "hedge",
-        _rx(
-            r"\b(?:maybe|perhaps|might|possibly|probably|not sure|unsure|thinking about|"
-            r"thinking of|considering|i guess|i suppose|tempted to|wondering if|wondering whether|"
-            r"leaning towards?|toying with|on the fence|could try|could use|could go with|"
-            r"might want|not decided|haven't decided|undecided|tentatively)\b"
-        ),
-        0.5,
-    ),
-)
-_DECISION: tuple[_Rule, ...] = (
-    (
-        "decided",
-        _rx(
-            rf"\b{_I}(?:'ve| have| had)? (?:finally |just |now )?(?:decided|chose|chosen|picked|"
-            r"settled on|opted|agreed|committed)\b|\bdecision\s*:|\bfinal decision\b"
-        ),
-        0.9,
-    ),
-    (
-        "going-with",
-        _rx(
-            rf"\b{_I}(?:'ll| will|'m going to| am going to|'re going to| are going to|'re| are|'m|"
-            r" am) (?:go(?:ing)? with|us(?:e|ing) |stick(?:ing)? with|switch(?:ing)? to|"
-            r"pick(?:ing)? |choos(?:e|ing) |adopt(?:ing)? |mov(?:e|ing) to|migrat(?:e|ing) to|"
-            r"standardi[sz](?:e|ing) on)"
-        ),
-        0.8,
-    ),
-    (
-        "lets",
-        _rx(
-            r"\blet'?s (?:go with|use|stick with|switch to|pick|choose|adopt|go ahead|keep|drop|"
-            r"move to|migrate to|standardi[sz]e on)\b"
-        ),
-        0.8,
-    ),
-)
-_PREFERENCE: tuple[_Rule, ...] = (
-    ("favourite", _rx(r"\b(?:my|our) (?:all-time |absolute )?(?:favou?rite|fave)\b"), 0.85),
-    (
-        "likes",
-        _rx(
-            rf"\b{_I} (?:really |absolutely |totally |just |also |still |kinda |truly |do |"
-            r"don't |do not |never |always )?(?:prefer(?:red)?|like[ds]?|lov(?:e|ed)|enjoy(?:ed)?|"
-            r"adore[d]?|hate[d]?|dislike[d]?|despise[d]?)\b|"
-            rf"\b{_I}(?:'d| would) (?:rather|prefer|love)\b|"
-            rf"\b{_I}(?:'m| am|'re| are) (?:really |a (?:big |huge )?)?"
-            r"(?:into|fans? of|obsessed with|not a fan of)\b|\bi can't stand\b"
-        ),
-        0.8,
-    ),
-)
-_ACTION: tuple[_Rule, ...] = (
-    (
-        "todo",
-        _rx(
-            r"^(?:todo|to-do|action item|next step)s?\b|\b(?:remember|don't forget|remind me) to\b"
-        ),
-        0.85,
-    ),
-    (
-        "will",
-        _rx(
-            rf"\b{_I}(?:'ll| will| shall)\b(?! (?:never|not)\b)|"
-            rf"\b{_I}(?:'m| am|'re| are) (?:going to|gonna|planning to|planning on|about to)\b|"
-            rf"\b(?:{_I}|you) (?:need|have|got|ought) to\b|\b{_I} should\b(?! not)|"
-            rf"\b{_I}(?:'ve| have) got to\b|\b{_I} plan to\b"
-        ),
-        0.7,
-    ),
-)
-_CONSTRAINT: tuple[_Rule, ...] = (
-    (
-        "imperative",
-        _rx(r"^(?:please )?(?:never|always|don't|do not|avoid|make sure|ensure|only)\b"),
-        0.75,
-    ),
-    (
-        "modal",
-        _rx(
-            r"\b(?:must(?:n't| not)?|shouldn't|should not|can't|cannot|can not|not allowed|"
-            r"no more than|at most|at least|allergic to|required to|is required|are required|"
-            r"has to|have to|only ever|under no circumstances)\b|"
-            rf"\b{_I} (?:never|always|don't|do not|won't|will not)\b"
-        ),
-        0.7,
-    ),
-)
-# Modal phrases that express feelings or knowledge, not constraints.
-_NOT_CONSTRAINT = _rx(
-    r"\b(?:can't|cannot) (?:wait|believe|imagine|stop|help)\b|"
-    r"\b(?:don't|do not) (?:know|think|remember|care|mind|understand|get it|worry)\b|"
-    r"\b(?:always|never) (?:wanted|thought|knew|felt|expected|imagined|realized|realised|mind)\b"
-)
-_ANCHOR = _rx(
-    r"\d|\b(?:yesterday|today|tonight|tomorrow|ago|last (?:week|month|year|night|weekend)|"
-    r"next (?:week|month|year|weekend)|this (?:morning|week|month|year|weekend)|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|june|july|august|"
-    r"september|october|november|december|(?:my|our) (?:wife|husband|partner|boyfriend|"
-    r"girlfriend|sister|brother|mom|mother|dad|father|son|daughter|kids?|children|parents?|"
-    r"friends?|boss|colleague|coworker|team|dog|cat|grand\w+|aunt|uncle|cousin|family|job|"
-    r"name|birthday|home|house|apartment))\b"
-)
 _UNUSED_PIPES = ["ner"]
-_NOT_NAME = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
 _WORD = re.compile(r"\S+")
 
 
@@ -220,7 +80,7 @@ def _has_name_anchor(clause: str) -> bool:
     words = _WORD.findall(clause)
     for word in words[1:]:
         token = word.strip("\"'“”‘’()[],.;:!?")
-        if token[:1].isupper() and token.casefold() not in _NOT_NAME:
+        if token[:1].isupper() and token.casefold() not in current().facts.not_name:
             return True
     return False
 
@@ -230,7 +90,7 @@ def split_clauses(sentence: str) -> list[str]:
     sentence = sentence.strip()
     if sentence.endswith("?"):
         return [sentence]
-    return [c for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip()]
+    return [c for c in current().facts.clause_split.split(sentence) if c and c.strip()]
 
 
 def _clean(clause: str, max_words: int) -> str:
@@ -238,7 +98,7 @@ def _clean(clause: str, max_words: int) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _LEADING_MARKERS.sub("", text)
+        text = current().facts.leading_markers.sub("", text)
     question = text.rstrip().endswith("?")
     text = text.rstrip(" .,;:!—–-\"'”’…").strip().lstrip(",;:—–- ")
     words = text.split()
@@ -249,7 +109,7 @@ def _clean(clause: str, max_words: int) -> str:
     return text[:1].upper() + text[1:] if text[:1].islower() and text[:2] != "i'" else text
 
 
-def _first_match(rules: tuple[_Rule, ...], text: str) -> _Rule | None:
+def _first_match(rules: tuple[Rule, ...], text: str) -> Rule | None:
     for rule in rules:
         if rule[1].search(text):
             return rule
@@ -262,32 +122,33 @@ def _classify(
     """(category, rule, confidence) of one cleaned unit, or ``None`` (see module docstring)."""
     if original.rstrip().endswith("?"):
         return "question", "question-mark", 0.9
-    if _QUESTION_WORD[1].search(unit):
-        return "question", _QUESTION_WORD[0], _QUESTION_WORD[2]
-    rule = _first_match(_PROVISIONAL, unit)
+    rule = _first_match(current().facts.question_word, unit)
+    if rule:
+        return "question", rule[0], rule[2]
+    rule = _first_match(current().facts.provisional, unit)
     if rule:
         return "provisional", rule[0], rule[2]
-    rule = _first_match(_DECISION, unit)
+    rule = _first_match(current().facts.decision, unit)
     if rule:
         if is_user:
             return "decision", rule[0], rule[2]
         if cfg.assistant_decisions_as_provisional:
             return "provisional", "decision-not-user", 0.4
         return None
-    rule = _first_match(_PREFERENCE, unit)
+    rule = _first_match(current().facts.preference, unit)
     if rule:
         return "preference", rule[0], rule[2]
-    rule = _first_match(_ACTION, unit)
+    rule = _first_match(current().facts.action, unit)
     if rule:
         return "action_item", rule[0], rule[2]
-    rule = _first_match(_CONSTRAINT, unit)
-    if rule and not _NOT_CONSTRAINT.search(unit):
+    rule = _first_match(current().facts.constraint, unit)
+    if rule and not current().facts.not_constraint.search(unit):
         return "constraint", rule[0], rule[2]
-    if _FIRST_PERSON.search(unit):
+    if current().facts.first_person.search(unit):
         folded = unit.casefold()
         if any(name.casefold() in folded for name in entity_names if len(name) > 1):
             return "fact", "first-person-entity", 0.7
-        if _ANCHOR.search(unit) or _has_name_anchor(unit):
+        if current().facts.anchor.search(unit) or _has_name_anchor(unit):
             return "fact", "first-person-anchored", 0.6
     return None
 
@@ -321,7 +182,7 @@ def extract_facts(
     for sentence in split_sentences(strip_code_blocks(text)):
         for clause in split_clauses(sentence):
             unit = _clean(clause, cfg.max_words)
-            if len(unit.split()) < cfg.min_words or _SMALL_TALK.match(unit):
+            if len(unit.split()) < cfg.min_words or current().facts.small_talk.match(unit):
                 continue
             verdict = _classify(unit, clause, is_user, cfg, entities)
             if verdict is not None:

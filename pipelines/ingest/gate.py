@@ -45,10 +45,10 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.config import DEFAULT_INGEST_CONFIG, GateConfig
 from pipelines.ingest.text import match_tokens, normalise_for_match
+from pipelines.language import current
 
 __all__ = [
     "DuplicateCandidate",
@@ -105,38 +105,7 @@ def novelty(
 
 # --------------------------------------------------------------------------- salience
 
-_NOISE = re.compile(
-    r"^(?:ok(?:ay)?|k+|kk|lol+|lmao|haha+|hehe+|hmm+|um+|uh+|yes|yeah|yep|yup|no|nope|sure|"
-    r"cool|nice|great|awesome|thanks?|thank you|thx|ty|np|bye|hi|hey|hello|wow|omg|right|"
-    r"got it|sounds good|same|true|indeed|fine|alright|:\)|:\(|:d)[\s!.?]*$",
-    re.IGNORECASE,
-)
-_COMMITMENT = re.compile(
-    r"\b(?:i|we)(?:'ll| will|'m going to| am going to| promise| commit| decided| have decided|"
-    r"'ve decided| need to| must| have to)\b|\blet'?s\b|\bremember (?:that|to)\b|\bfrom now on\b"
-    r"|\bmy (?:favou?rite|name|birthday)\b|\bi (?:prefer|love|hate|like|can't|never|always)\b",
-    re.IGNORECASE,
-)
-_CORRECTION = re.compile(
-    r"^(?:no|nope|actually|correction|wait)\b|\bi meant\b|\bnot \w+,? but\b|\binstead of\b|"
-    r"\bthat's (?:wrong|not right|incorrect)\b|\bi was wrong\b|\bchanged my mind\b",
-    re.IGNORECASE,
-)
-_EMOTION = re.compile(
-    r"\b(?:love[ds]?|hate[ds]?|excited|thrilled|happy|sad|angry|upset|scared|afraid|worried|"
-    r"anxious|stressed|frustrat\w*|proud|grateful|amazing|awful|terrible|powerful|devastated|"
-    r"heartbroken|overwhelmed|nervous|miss(?:ed)?|lonely|furious|wonderful|incredible|"
-    r"urgent|asap|critical|important|emergency)\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
-_DATE_WORD = re.compile(
-    r"\b(?:yesterday|today|tomorrow|tonight|ago|last (?:week|month|year|night)|next (?:week|"
-    r"month|year)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|"
-    r"june|july|august|september|october|november|december)\b",
-    re.IGNORECASE,
-)
-_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "OK"})
 
 
 def _name_like(text: str) -> list[str]:
@@ -145,7 +114,7 @@ def _name_like(text: str) -> list[str]:
     sentence_start = True
     for raw in text.split():
         word = raw.strip("\"'“”‘’()[]{},;:")
-        capitalised = bool(word) and word not in _NOT_NAMES and word[0].isupper()
+        capitalised = bool(word) and word not in current().gate.not_names and word[0].isupper()
         if capitalised and (not sentence_start or (len(word) > 1 and word.isupper())):
             names.append(word)
         sentence_start = raw.endswith((".", "!", "?"))
@@ -169,23 +138,23 @@ def salience_features(text: str) -> dict[str, float]:
     if not stripped:
         return {"empty": 0.0}
     if len(stripped) <= _SHORT_MESSAGE_CHARS:
-        if _NOISE.match(stripped):
+        if current().gate.noise.match(stripped):
             return {"noise": 0.02}
-        if _COMMITMENT.search(stripped):
+        if current().gate.commitment.search(stripped):
             return {"commitment": 0.8}
-        if _CORRECTION.search(stripped):
+        if current().gate.correction.search(stripped):
             return {"correction": 0.6}
         if stripped.endswith("?"):
             return {"question": 0.2}
     names = _name_like(stripped)
-    numbers = len(_NUMBER.findall(stripped)) + len(_DATE_WORD.findall(stripped))
-    emotion = len(_EMOTION.findall(stripped)) + min(stripped.count("!"), 2)
+    numbers = len(_NUMBER.findall(stripped)) + len(current().gate.date_word.findall(stripped))
+    emotion = len(current().gate.emotion.findall(stripped)) + min(stripped.count("!"), 2)
     features = {
         "base": 0.1,
         "entities": min(0.3, 0.1 * len(names)),
         "numbers": min(0.2, 0.1 * numbers),
-        "commitment": 0.2 if _COMMITMENT.search(stripped) else 0.0,
-        "correction": 0.15 if _CORRECTION.search(stripped) else 0.0,
+        "commitment": 0.2 if current().gate.commitment.search(stripped) else 0.0,
+        "correction": 0.15 if current().gate.correction.search(stripped) else 0.0,
         "emotion": min(0.2, 0.1 * emotion),
         "length": min(0.1, 0.1 * math.log10(max(len(stripped), 10)) / 3.0),
     }
@@ -250,7 +219,6 @@ class DuplicateMatch:
     """Jaccard similarity of the content (non-stop-word) tokens."""
 
 
-_NEGATIONS = frozenset({"not", "no", "never", "nothing", "none", "nobody", "without", "cannot"})
 _WORDS = re.compile(r"\w[\w'.-]*")
 
 
@@ -269,20 +237,22 @@ class TextProfile:
 
 def text_profile(text: str) -> TextProfile:
     tokens = match_tokens(text)
-    content = frozenset(t for t in tokens if t not in STOP_WORDS) or frozenset(tokens)
+    content = frozenset(t for t in tokens if t not in current().lexicon.stop_words) or frozenset(
+        tokens
+    )
     names = frozenset(
         folded
         for word in _WORDS.findall(text)
         if word[:1].isupper()
         for folded in match_tokens(word)
-        if folded not in STOP_WORDS
+        if folded not in current().lexicon.stop_words
     )
     return TextProfile(
         normalised=" ".join(tokens),
         content=content,
         numbers=frozenset(t for t in tokens if any(ch.isdigit() for ch in t)),
         names=names,
-        negated=any(t in _NEGATIONS or t.endswith("n't") for t in tokens),
+        negated=any(t in current().gate.negations or t.endswith("n't") for t in tokens),
     )
 
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from spacy.lang.en.stop_words import STOP_WORDS
+from pipelines.language import current
 
 __all__ = ["ner_needed", "ner_ranges"]
 
 _WORD = re.compile(r"(?<![\w'’])[^\W\d_][\w'’-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…:;\n\"“(*>-])[\s\"“'‘(*]*$")
-_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'll", "i'd", "i’m", "i’ve", "i’ll", "i’d"})
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*\s+|\n\s*")
 _LOOKBEHIND = 4  # characters before a word that decide whether it opens a sentence
 
@@ -64,7 +63,7 @@ def sentence_ranges(text: str) -> list[tuple[int, int]]:
 
 
 def _lower_words(texts: Sequence[str]) -> set[str]:
-    lower: set[str] = set(STOP_WORDS)
+    lower: set[str] = set(current().lexicon.stop_words)
     for text in texts:
         lower.update(m.group(0) for m in _WORD.finditer(text) if m.group(0).islower())
     return lower
@@ -76,7 +75,7 @@ def _has_name_shape(text: str, lower: set[str]) -> bool:
         if not any(c.isupper() for c in word):
             continue
         folded = word.casefold()
-        if folded in _PRONOUN_I:
+        if folded in current().lexicon.pronoun_i:
             continue
         opens = _SENTENCE_START.search(text, max(0, m.start() - _LOOKBEHIND), m.start())
         if opens is not None and word[1:].islower() and folded in lower:

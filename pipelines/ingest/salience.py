@@ -25,105 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from pipelines.ingest.text import match_tokens, split_sentences
-
-#: Heads of the speech acts that only keep a conversation going.
-SOCIAL_ACTS = frozenset(
-    {
-        "hi",
-        "hey",
-        "heya",
-        "hiya",
-        "hello",
-        "howdy",
-        "yo",
-        "bye",
-        "goodbye",
-        "thank",
-        "thanks",
-        "thx",
-        "ty",
-        "cheers",
-        "congrats",
-        "congratulation",
-        "congratulations",
-        "congratulate",
-        "kudos",
-        "welcome",
-    }
-)
-#: Interjections and bare evaluations ("Wow!", "Awesome!", "lol").
-INTERJECTIONS = frozenset(
-    {
-        "wow",
-        "whoa",
-        "oh",
-        "ooh",
-        "ah",
-        "aah",
-        "aw",
-        "aww",
-        "awww",
-        "haha",
-        "hahaha",
-        "hah",
-        "heh",
-        "lol",
-        "omg",
-        "yay",
-        "woohoo",
-        "yeah",
-        "yes",
-        "yep",
-        "yup",
-        "nope",
-        "nah",
-        "ok",
-        "okay",
-        "sure",
-        "cool",
-        "great",
-        "awesome",
-        "amazing",
-        "nice",
-        "lovely",
-        "wonderful",
-        "fantastic",
-        "incredible",
-        "glad",
-        "sweet",
-        "hmm",
-        "um",
-        "uh",
-        "well",
-        "totally",
-        "absolutely",
-        "definitely",
-        "really",
-        "super",
-        "good",
-        "happy",
-        "proud",
-        "thrilled",
-        "excited",
-    }
-)
-#: Verbs that carry little on their own (their objects carry it).
-LIGHT_VERBS = frozenset(
-    {"be", "have", "do", "get", "go", "sound", "seem", "look", "feel", "make", "let", "say",
-     "tell", "know", "think", "mean", "hear", "see", "want", "love", "like", "hope", "keep",
-     "talk", "chat", "catch"}
-)  # fmt: skip
-#: Nouns too general to say what a conversation is about.
-GENERIC_NOUNS = frozenset(
-    {"thing", "things", "time", "times", "lot", "lots", "way", "ways", "day", "days", "stuff",
-     "bit", "kind", "sort", "people", "guy", "guys", "one", "something", "anything",
-     "everything", "nothing", "moment", "while", "today", "news", "idea", "ideas", "talk",
-     "chat", "life", "world", "year", "years", "week", "weeks", "buddy", "friend", "dear",
-     "pal", "man", "girl", "hun", "honey"}
-)  # fmt: skip
+from pipelines.language import current
 
 _CONTENT_POS = {"NOUN": 1.0, "PROPN": 1.5, "NUM": 1.5, "VERB": 0.5, "ADJ": 0.25, "ADV": 0.1}
 _ENTITY_BONUS = 1.0
@@ -134,8 +37,6 @@ _MIN_INFO = 2.0
 #: A bracketed note ("[shared image: a photo of ...]") counts this share of its content: it
 #: describes the turn, it is not what was said.
 _ANNOTATION_SHARE = 0.2
-#: Words that may come before a social act without being one ("And thanks for asking").
-_DISCOURSE = frozenset({"and", "but", "so", "also", "oh", "well", "ok", "okay", "anyway"})
 _LEAD_BREAK = re.compile(r"[,!;:.—–]\s+")
 
 
@@ -203,13 +104,16 @@ def _token_info(tok: Any, names: frozenset[str]) -> float:
     low = tok.lower_
     if tok.is_punct or tok.is_space or tok.pos_ in {"INTJ", "PRON", "DET", "AUX", "CCONJ"}:
         return 0.0
-    if low in STOP_WORDS or low in INTERJECTIONS or low in SOCIAL_ACTS:
+    talk = current().talk
+    if low in current().lexicon.stop_words or low in talk.interjections or low in talk.social_acts:
         return 0.0
-    if tok.lemma_.lower() in SOCIAL_ACTS or is_name(low, names):
+    if tok.lemma_.lower() in talk.social_acts or is_name(low, names):
         return 0.0
-    if tok.pos_ == "NOUN" and (low in GENERIC_NOUNS or tok.lemma_.lower() in GENERIC_NOUNS):
+    if tok.pos_ == "NOUN" and (
+        low in talk.generic_nouns or tok.lemma_.lower() in talk.generic_nouns
+    ):
         return 0.0
-    if tok.pos_ == "VERB" and tok.lemma_.lower() in LIGHT_VERBS:
+    if tok.pos_ == "VERB" and tok.lemma_.lower() in talk.light_verbs:
         return 0.0
     if tok.like_num:
         return _CONTENT_POS["NUM"]
@@ -226,18 +130,19 @@ def _sentence(tokens: Sequence[Any], text: str, names: frozenset[str]) -> Senten
     }  # fmt: skip
     info += _ENTITY_BONUS * len(ents)
     words = [t for t in tokens if not (t.is_punct or t.is_space)]
+    talk = current().talk
     first = next(
-        (t for t in words if not is_name(t.lower_, names) and t.lower_ not in _DISCOURSE), None
+        (t for t in words if not is_name(t.lower_, names) and t.lower_ not in talk.discourse), None
     )
     social = first is not None and (
-        first.lower_ in SOCIAL_ACTS or first.lemma_.lower() in SOCIAL_ACTS
+        first.lower_ in talk.social_acts or first.lemma_.lower() in talk.social_acts
     )
     fragment = not any(t.pos_ in {"VERB", "AUX"} for t in words)
     only_talk = all(
         t.pos_ == "INTJ"
-        or t.lower_ in STOP_WORDS
-        or t.lower_ in INTERJECTIONS
-        or t.lower_ in SOCIAL_ACTS
+        or t.lower_ in current().lexicon.stop_words
+        or t.lower_ in talk.interjections
+        or t.lower_ in talk.social_acts
         or is_name(t.lower_, names)
         for t in words
     )
@@ -250,8 +155,9 @@ def _sentence(tokens: Sequence[Any], text: str, names: frozenset[str]) -> Senten
 def _split_lead(text: str) -> tuple[str, str] | None:
     """A sentence opening with a social act split after its first clause ("Thanks for the
     tips, | I'll try them"); None when it does not open so or has one clause only."""
-    words = [w for w in match_tokens(text[:40]) if w not in _DISCOURSE]
-    if not words or words[0] not in SOCIAL_ACTS:
+    talk = current().talk
+    words = [w for w in match_tokens(text[:40]) if w not in talk.discourse]
+    if not words or words[0] not in talk.social_acts:
         return None
     m = _LEAD_BREAK.search(text)
     if m is None or m.end() >= len(text):
@@ -299,16 +205,16 @@ def lexical_sentence_info(sentence: str, names: frozenset[str] = frozenset()) ->
     words, interjections, social acts, names, generic nouns, light verbs), numbers counted
     once more, capitalised words inside the sentence half as much again."""
     words = re.findall(r"[\w'’-]+", sentence)
-    info = 0.0
+    info, talk = 0.0, current().talk
     for n, raw in enumerate(words):
         low = raw.casefold().strip("'’-")
         if (
             not low
-            or low in STOP_WORDS
-            or low in INTERJECTIONS
-            or low in SOCIAL_ACTS
-            or low in GENERIC_NOUNS
-            or low in LIGHT_VERBS
+            or low in current().lexicon.stop_words
+            or low in talk.interjections
+            or low in talk.social_acts
+            or low in talk.generic_nouns
+            or low in talk.light_verbs
             or is_name(low, names)
         ):
             continue
@@ -328,5 +234,6 @@ def is_phatic_sentence(sentence: str, names: frozenset[str] = frozenset()) -> bo
     info = lexical_sentence_info(sentence, names)
     if not words or info == 0.0:
         return True
-    opener = words[0] in SOCIAL_ACTS or words[0] in INTERJECTIONS
+    talk = current().talk
+    opener = words[0] in talk.social_acts or words[0] in talk.interjections
     return opener and info < _MIN_INFO

@@ -8,7 +8,7 @@ What does help is how the batch writes the word elsewhere (:class:`Casing`): a n
 capitalised wherever it stands, a common word is written in lower case except where a
 sentence opens. For each span (:func:`refine_span`):
 
-1. words at its edges that are discourse words (:data:`~pipelines.ingest.lexicon.
+1. words at its edges that are discourse words (:data:`~pipelines.language.lexicon.
    DISCOURSE_WORDS`) or have no capital or digit are trimmed ("Bye Caroline" -> "Caroline");
    nothing left: no entity;
 2. a one-word span is dropped when it is a weekday abbreviation, or written in lower case
@@ -39,12 +39,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pipelines.ingest.lexicon import (
-    DISCOURSE_WORDS,
-    NAME_PARTICLES,
-    WEEKDAY_ABBREVIATIONS,
-    in_dictionary,
-)
+from pipelines.language import current
+from pipelines.language.lexicon import in_dictionary
 
 __all__ = ["Casing", "keep_term", "math_ranges", "opens_sentence", "refine_span"]
 
@@ -79,7 +75,7 @@ class Casing:
     inner_capital: Counter[str] = field(default_factory=Counter)
     coded: Counter[str] = field(default_factory=Counter)
     dictionary: frozenset[str] = frozenset()
-    """The language's words (:func:`pipelines.ingest.lexicon.dictionary_words`)."""
+    """The language's words (:func:`pipelines.language.lexicon.dictionary_words`)."""
     ordinary: frozenset[str] = frozenset()
     """Its verbs: no proper names among them (WordNet's nouns and adjectives have "Paris",
     "Caroline")."""
@@ -131,7 +127,8 @@ class Casing:
 
 def _edge_word(word: str) -> bool:
     folded = _fold(word)
-    if folded in DISCOURSE_WORDS or folded in NAME_PARTICLES:
+    lexicon = current().lexicon
+    if folded in lexicon.discourse_words or folded in lexicon.name_particles:
         return True
     return not any(c.isupper() or c.isdigit() for c in word)
 
@@ -177,7 +174,7 @@ def refine_span(
         folded = _fold(word)
         if folded in speakers or (len(word) > 1 and word.isupper()):
             return first, last
-        if folded in WEEKDAY_ABBREVIATIONS or casing.common(word):
+        if folded in current().lexicon.weekday_abbreviations or casing.common(word):
             return None
         # Verbs are names too ("Mark", "Rob", "Grace"): not for a PERSON.
         if label != "PERSON" and opens_sentence(text, first) and casing.never_inner(word):

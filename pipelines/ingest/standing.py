@@ -55,6 +55,7 @@ import numpy as np
 
 from pipelines.ingest import standing_parse
 from pipelines.ingest.text import normalise_for_match, split_sentences, strip_code_blocks
+from pipelines.language import current
 
 __all__ = ["Standing", "StandingCategory", "extract_standing", "supersedes"]
 
@@ -73,66 +74,7 @@ class Standing:
     condition: str | None = None
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]{2,}'(?!\w)")
-_LEAD = _rx(r"^(?:(?:please|also|and|so|ok(?:ay)?|oh|one more thing|btw)\b[,:]?\s+)+")
-_STANDING_START = _rx(r"^(?:from now on|going forward|in the future|in future|henceforth)\b")
-_INSTRUCTION = _rx(
-    r"^(?:always|never|don't|do not|make sure (?:to|that|you)|be sure to|stop|avoid)\b|"
-    r"^(?:i want you to|i'd like you to always|i would like you to always)\b"
-)
-_WEAK_INSTRUCTION = _rx(r"^(?:use|keep|only|include|format|write|answer|respond|reply)\b")
-_STANDING_MARKER = _rx(
-    r"\b(?:always|from now on|every time|whenever|for all|in every|going forward|by default)\b"
-)
-_NOT_INSTRUCTION = _rx(
-    r"^(?:don't|do not|never) (?:worry|forget|mind|hesitate|get me wrong|know|think|"
-    r"care|bother|be sorry|apologi[sz]e)\b|^never mind\b|^stop (?:by|in)\b"
-)
-_PREFERENCE = _rx(
-    r"\b(?:i|we) (?:really |still |strongly |generally |usually |also |now )?"
-    r"(?:prefer|favou?r)\b|"
-    r"\b(?:i|we)(?:'d| would) (?:much |really |still )?(?:prefer|rather)\b|"
-    r"\bmy (?:strong |personal |general )?preference (?:is|would be)\b|"
-    r"\b(?:i|we) (?:always|never) (?!(?:thought|knew|wanted|expected|imagined|realized|"
-    r"realised|felt|mind)\b)\w+"
-)
-_NOT_SUBJECT = _rx(
-    r"\b(?:if|whether|when|unless|do|does|did|would|should|could|can|will|may|might|"
-    r"why|how|what|which)\s+$"
-)
-_CLAUSE_END = _rx(
-    r",\s+(?=(?:can|could|would|will|how|what|which|why|so|but|because|and (?:i|we) "
-    r"(?:want|need|am|'m|have)|considering|is there|do you)\b)|;\s+|\s+because\s+"
-)
-_CHANGE = _rx(
-    r"\b(?:(?<!for )now|instead|anymore|any more|no longer|from now on|going forward|"
-    r"switch(?:ed|ing)?|changed my mind|actually|these days|rather than before)\b"
-)
-_NEGATED = _rx(r"\b(?:never|don't|do not|no longer|stop|avoid|not anymore)\b")
-#: A purpose clause ("… within 10 days to avoid delays", "… so I don't forget") says why, not
-#: what: its negation is not the statement's polarity.
-_PURPOSE = _rx(
-    r"\b(?:(?:in order |so as )?to (?:avoid|stop|prevent)|so(?: that)? (?:i|we|it|they|you) "
-    r"(?:don't|do not|won't|never|can't))\b.*$"
-)
-#: Where a sentence that ends in "?" turns from saying to asking ("I prefer Excel, can you
-#: help me …?"): what comes before is a statement.
-_ASKING = _rx(
-    r",\s+(?:so\s+|and\s+|but\s+)?(?=(?:can|could|would|will|do|does|is|are|how|what|which|"
-    r"why|should|any)\b)"
-)
-#: The rule words before an instruction's verb, removed before its body is parsed.
-_OPENER = _rx(
-    r"^(?:(?:always|never|don't|do not|don't ever|do not ever|never ever)\s+|"
-    r"make sure (?:to |that )?|be sure to |i want you to |i'd like you to (?:always )?|"
-    r"i would like you to (?:always )?)"
-)
-#: Openers that make an instruction standing by themselves ("never …", "don't …").
-_INHERENTLY_STANDING = _rx(r"^(?:always|never|don't|do not|stop|avoid|i want you to)\b")
 _UNUSED_PIPES = ["ner"]
 _WORDS = re.compile(r"\S+")
 
@@ -165,8 +107,8 @@ def _statement(c: _Candidate, text: str, condition: str | None) -> Standing | No
         text,
         c.rule,
         c.confidence,
-        bool(_CHANGE.search(text)),
-        bool(_NEGATED.search(_PURPOSE.sub("", text))),
+        bool(current().standing.change.search(text)),
+        bool(current().standing.negated.search(current().standing.purpose.sub("", text))),
         condition,
     )
 
@@ -175,40 +117,42 @@ def _declarative(sentence: str) -> str | None:
     """A sentence that ends in "?" up to where it starts asking, or None if it only asks."""
     if not sentence.endswith("?"):
         return sentence
-    m = _ASKING.search(sentence)
+    m = current().standing.asking.search(sentence)
     return sentence[: m.start()] if m is not None else None
 
 
 def _instruction(sentence: str, original: str) -> _Candidate | None:
     """``sentence`` has its quotations blanked (same offsets as ``original``)."""
-    lead = _LEAD.match(sentence)
+    lead = current().standing.lead.match(sentence)
     body = sentence[lead.end() :] if lead else sentence
     offset = len(sentence) - len(body)
     text = original[offset:].rstrip(".!")
-    standing_start = _STANDING_START.match(body)
+    standing_start = current().standing.standing_start.match(body)
     rest = body
     if standing_start:
         rest = body[standing_start.end() :].lstrip(" ,:")
-        again = _LEAD.match(rest)
+        again = current().standing.lead.match(rest)
         rest = rest[again.end() :] if again else rest
-    if _NOT_INSTRUCTION.match(rest):
+    if current().standing.not_instruction.match(rest):
         return None
     verb_at = len(sentence) - len(rest)
-    opener = _OPENER.match(rest)
+    opener = current().standing.opener.match(rest)
     if opener:
         verb_at += opener.end()
     parse = original[verb_at:].strip().rstrip(".!")
-    if standing_start or _INSTRUCTION.match(rest):
-        marked = bool(standing_start) or bool(_INHERENTLY_STANDING.match(rest))
+    if standing_start or current().standing.instruction.match(rest):
+        marked = bool(standing_start) or bool(current().standing.inherently_standing.match(rest))
         return _Candidate("instruction", text, "imperative", 0.8, parse, not marked)
-    if _WEAK_INSTRUCTION.match(rest) and _STANDING_MARKER.search(rest):
+    if current().standing.weak_instruction.match(
+        rest
+    ) and current().standing.standing_marker.search(rest):
         return _Candidate("instruction", text, "imperative-marked", 0.7, parse)
     return None
 
 
 def _preference(sentence: str, original: str) -> _Candidate | None:
-    for m in _PREFERENCE.finditer(sentence):
-        if _NOT_SUBJECT.search(sentence[: m.start()]):
+    for m in current().standing.preference.finditer(sentence):
+        if current().standing.not_subject.search(sentence[: m.start()]):
             continue
         return _Candidate("preference", "", "prefer", 0.8, original.rstrip(".!"))
     return None
@@ -226,7 +170,7 @@ def _verified(c: _Candidate, doc: Any, i_doc: Any) -> Standing | None:
     if span is None:
         return None
     text = c.parse[span[0] : span[1]]
-    end = _CLAUSE_END.search(text)
+    end = current().standing.clause_end.search(text)
     return _statement(c, text[: end.start()] if end else text, standing_parse.condition_of(doc))
 
 
@@ -254,7 +198,7 @@ def extract_standing(text: str, role: str, user_roles: frozenset[str], nlp: Any)
     candidates = _candidates(text)
     if not candidates:
         return []
-    should = " ".join(standing_parse.SHOULD) + " "
+    should = " ".join(current().standing.should) + " "
     inputs: list[str] = []
     for c in candidates:
         inputs += [should + c.parse, "I " + c.parse] if c.category == "instruction" else [c.parse]

@@ -28,21 +28,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.ingest import lexicon_standing as lex
+from pipelines.language import current
 
 __all__ = ["condition_of", "instruction_holds", "preference_span"]
 
 Doc = Any  # spaCy Doc / Token / Span: spaCy ships no type information
-_COMPLEMENTS = frozenset(
-    {"dobj", "dative", "prep", "xcomp", "ccomp", "acomp", "attr", "oprd", "advcl", "agent",
-     "npadvmod", "obj", "iobj"}
-)  # fmt: skip
-_EMPTY_ADVERBS = frozenset({"always", "never", "ever", "just", "really", "also", "not", "n't"})
 _PRESENT = frozenset({"VB", "VBP"})
 _PAST_OR_ONGOING = frozenset({"VBD", "VBN", "VBG"})
 _NOT_VERBS = frozenset({"JJ", "JJR", "JJS", "RB", "DT", "IN"})
-#: The words put before an instruction's body: a modal forces the base-form verb reading.
-SHOULD = ("You", "should")
 _TRAILING = frozenset({",", ".", ";", ":", "!", "?", "-", "–", "—", "…"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl"})
 
@@ -53,9 +46,9 @@ def _root(doc: Doc) -> Doc:
 
 def _has_complement(verb: Doc) -> bool:
     for c in verb.children:
-        if c.dep_ in _COMPLEMENTS:
+        if c.dep_ in current().standing.complements:
             return True
-        if c.dep_ == "advmod" and c.lower_ not in _EMPTY_ADVERBS:
+        if c.dep_ == "advmod" and c.lower_ not in current().standing.empty_adverbs:
             return True
     return False
 
@@ -64,7 +57,7 @@ def _about_listener(tokens: Any) -> bool:
     """Advice about the listener's own life: "yourself", "you" as an object, or "your" in a
     clause that does not mention the speaker."""
     words = [t for t in tokens]
-    first = any(t.lower_ in lex.FIRST_PERSON for t in words)
+    first = any(t.lower_ in current().standing.first_person for t in words)
     for t in words:
         low = t.lower_
         if low in ("yourself", "yourselves"):
@@ -79,44 +72,50 @@ def _about_listener(tokens: Any) -> bool:
 def _not_a_rule_verb(verb: Doc) -> bool:
     lemma = verb.lemma_.lower()
     particles = {c.lower_ for c in verb.children if c.dep_ == "prt"}
-    if any((lemma, p) in lex.NOT_RULE_PHRASALS for p in particles):
+    if any((lemma, p) in current().standing.not_rule_phrasals for p in particles):
         return True
-    if lemma in lex.OBJECT_RULE_VERBS:
+    if lemma in current().standing.object_rule_verbs:
         return not any(c.dep_ in ("dobj", "dative") for c in verb.children)
     if lemma == "be":
         return any(
-            c.dep_ in ("acomp", "attr") and c.lower_ in lex.FEELING_ADJECTIVES
+            c.dep_ in ("acomp", "attr") and c.lower_ in current().standing.feeling_adjectives
             for c in verb.children
         )
-    return lemma in lex.NOT_RULE_VERBS
+    return lemma in current().standing.not_rule_verbs
 
 
 def instruction_holds(should_doc: Doc, i_doc: Doc) -> bool:
     """``should_doc`` parses "You should " + the candidate's body, ``i_doc`` "I " + the body
     (module docstring)."""
     root = _root(should_doc)
-    between = should_doc[len(SHOULD) : root.i] if root.i >= len(SHOULD) else None
+    between = (
+        should_doc[len(current().standing.should) : root.i]
+        if root.i >= len(current().standing.should)
+        else None
+    )
     if between is None or any(t.pos_ not in ("ADV", "PART") for t in between):
         return False  # the body does not open with its verb ("always here to help")
     if root.tag_ != "VB" or i_doc[1 + len(between)].tag_ in _PAST_OR_ONGOING | _NOT_VERBS:
         return False  # "never had …" is narration; "always good to hear" has no verb
     if _not_a_rule_verb(root) or not _has_complement(root):
         return False
-    return not _about_listener(t for t in should_doc if t.i >= len(SHOULD))
+    return not _about_listener(t for t in should_doc if t.i >= len(current().standing.should))
 
 
 def is_standing_marked(sentence: str) -> bool:
     """Whether the sentence has a word that makes a request standing (lexicon)."""
     low = sentence.casefold()
     words = {w.strip(".,;:!?\"'") for w in low.split()}
-    return bool(words & lex.STANDING_MARKERS) or any(p in low for p in lex.STANDING_PHRASES)
+    return bool(words & current().standing.standing_markers) or any(
+        p in low for p in current().standing.standing_phrases
+    )
 
 
 def _preference_head(doc: Doc) -> Doc | None:
     for t in doc:
         subject = [c for c in t.children if c.dep_ == "nsubj"]
         first = bool(subject) and subject[0].lower_ in ("i", "we")
-        if t.lemma_.lower() in lex.PREFER_VERBS and t.pos_ == "VERB":
+        if t.lemma_.lower() in current().standing.prefer_verbs and t.pos_ == "VERB":
             if first and t.tag_ in _PRESENT:
                 return t
         elif t.lower_ == "rather" and t.head.pos_ in ("VERB", "AUX"):
@@ -128,9 +127,9 @@ def _preference_head(doc: Doc) -> Doc | None:
             if t.head.lemma_ == "be":
                 return t.head
         elif first and t.tag_ == "VBP" and t.pos_ == "VERB":
-            habit = any(c.lower_ in ("always", "never") for c in t.children)
+            habit = any(c.lower_ in current().standing.habit_adverbs for c in t.children)
             obj = any(c.dep_ == "dobj" for c in t.children)
-            if habit and obj and t.lemma_.lower() not in lex.MENTAL_VERBS:
+            if habit and obj and t.lemma_.lower() not in current().standing.mental_verbs:
                 return t
     return None
 
@@ -139,7 +138,8 @@ def _subordinate(head: Doc) -> bool:
     if head.dep_ in ("relcl", "acl", "pcomp", "pobj"):
         return True
     return any(
-        c.dep_ in ("mark", "advmod") and c.lower_ in lex.SUBORDINATORS - {"because", "since"}
+        c.dep_ in ("mark", "advmod")
+        and c.lower_ in current().standing.subordinators - current().standing.reason_markers
         for c in head.children
     )
 
@@ -155,8 +155,7 @@ def _cut_children(head: Doc) -> list[Doc]:
             or (
                 c.dep_ == "advcl"
                 and any(
-                    m.dep_ == "mark"
-                    and m.lower_ in ("because", "since", "so", "as", "though", "while")
+                    m.dep_ == "mark" and m.lower_ in current().standing.clause_breakers
                     for m in c.children
                 )
             )
@@ -190,9 +189,9 @@ def preference_span(doc: Doc) -> tuple[int, int] | None:
 
 
 def _anaphoric(obj: Doc) -> bool:
-    if obj.lower_ in lex.ANAPHORA:
+    if obj.lower_ in current().standing.anaphora:
         return True
-    return any(c.dep_ == "poss" and c.lower_ in lex.ANAPHORA for c in obj.children)
+    return any(c.dep_ == "poss" and c.lower_ in current().standing.anaphora for c in obj.children)
 
 
 def condition_of(doc: Doc) -> str | None:
@@ -200,7 +199,9 @@ def condition_of(doc: Doc) -> str | None:
     for t in doc:
         if t.dep_ != "advcl":
             continue
-        if not any(c.lower_ in lex.CONDITION_MARKERS for c in t.children if c.i < t.i):
+        if not any(
+            c.lower_ in current().standing.condition_markers for c in t.children if c.i < t.i
+        ):
             continue
         topic = _topic(t)
         if topic is not None:
@@ -217,6 +218,6 @@ def _topic(verb: Doc) -> str | None:
         else:
             continue
         text = "".join(t.text_with_ws for t in words).strip(" .,;:!?")
-        if len(text) >= 3 and text.lower() not in lex.ANAPHORA:
+        if len(text) >= 3 and text.lower() not in current().standing.anaphora:
             return text
     return None

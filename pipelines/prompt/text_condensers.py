@@ -28,6 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+from pipelines.language import current
 from pipelines.prompt.tokens import TokenEstimator
 
 __all__ = [
@@ -305,14 +306,14 @@ def condense_entity_triples(text: str, budget: int, estimator: TokenEstimator) -
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)")
 _OTHER_DATE = re.compile(
     r"\b\d{4}/\d{1,2}/\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}\b"
-    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2}\b"
     r"|^\s*[-*]?\s*\[[^\]\n]{2,40}\]",
     re.IGNORECASE,
 )
 
 
 def _is_dated(line: str) -> bool:
-    return bool(_ISO_DATE.search(line) or _OTHER_DATE.search(line))
+    month_day = current().time.month_day
+    return bool(_ISO_DATE.search(line) or _OTHER_DATE.search(line) or month_day.search(line))
 
 
 def condense_timeline(text: str, budget: int, estimator: TokenEstimator) -> str:

@@ -19,58 +19,15 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from pipelines.language import current
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 from pipelines.recall.config.sections import MAX_PHRASE_BOOST, MIN_PHRASE_BOOST
 from pipelines.recall.speakers import speaker_forms
-from pipelines.recall.time_expressions import DATE_RE, MONTH_NAMES
+from pipelines.recall.time_expressions import date_pattern, month_names
 
 # ---------------------------------------------------------------------------------------
 # Vocabulary
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-#: Common English function words plus question words and conversational filler.
-STOP_WORDS: frozenset[str] = _words(
-    """
-    a about above across after again against all almost along already also although am
-    among an and another any anybody anyone anything anyway anywhere are aren't around as
-    at be became because been before being below beside besides between beyond both but by
-    can can't cannot could couldn't did didn't do does doesn't doing don't done down during
-    each either else enough etc even ever every everybody everyone everything everywhere
-    few for from further get gets getting give given go goes going gone got had hadn't has
-    hasn't have haven't having he he'd he'll he's her here here's hers herself him himself
-    his how how's however i i'd i'll i'm i've if in into is isn't it it's its itself just
-    least less let let's like likely many may maybe me might mine more most much must my
-    myself neither never no nobody none nor not nothing now nowhere of off often oh ok okay
-    on once one only onto or other others otherwise our ours ourselves out over own per
-    perhaps please quite rather really same say says said shall she she'd she'll she's
-    should shouldn't since so some somebody someone something sometimes somewhere still
-    such than that that's the their theirs them themselves then there there's these they
-    they'd they'll they're they've thing things this those though through thus to too
-    toward towards under until up upon us very via was wasn't we we'd we'll we're we've
-    were weren't what what's whatever when when's whenever where where's whereas wherever
-    whether which while who who's whoever whole whom whose why why's will with within
-    without won't would wouldn't yes yet you you'd you'll you're you've your yours yourself
-    yourselves
-    hey hi hello thanks thank know remember recall tell think guess wonder stuff kind sort
-    lot lots bit actually basically anymore always user assistant mention mentioned talk talked
-    describe explain list summarize summarise summary overview recap common together
-    happen happens happened happening
-    """
-)
-
-#: Relative-time words: resolved by :mod:`~pipelines.recall.time_expressions`, not searched for.
-#: Dropped only in lower case (so "Mother's Day" or "New Year" survive).
-TIME_WORDS: frozenset[str] = _words(
-    """
-    recently lately recent current currently latest today yesterday tomorrow tonight ago
-    last past previous next week weeks weekend month months year years day days time times
-    morning afternoon evening night earlier later
-    """
-)
 
 _QUOTED_RE = re.compile(r'"([^"]*)"|“([^”]*)”')
 _WORD_RE = re.compile(r"[^\W_]+(?:[-'’.][^\W_]+)*")
@@ -113,7 +70,8 @@ def _strip_possessive(word: str) -> str:
 
 def _is_noise(word: str) -> bool:
     lower = word.casefold()
-    return lower in STOP_WORDS or (word.islower() and lower in TIME_WORDS)
+    rules = current().queries
+    return lower in rules.stop_words or (word.islower() and lower in rules.time_words)
 
 
 def extract_keywords(
@@ -135,12 +93,12 @@ def extract_keywords(
         if inner:
             found.append((match.start(), inner))
     rest = _mask(query, (m.span() for m in quoted))
-    dates = list(DATE_RE.finditer(rest))
+    dates = list(date_pattern().finditer(rest))
     found.extend((m.start(), " ".join(m.group(0).split())) for m in dates)
     rest = _mask(rest, (m.span() for m in dates))
     for match in _WORD_RE.finditer(rest):
         word = _strip_possessive(match.group(0))
-        if word.casefold() in MONTH_NAMES and word[0].isupper() and match.start() > 0:
+        if word.casefold() in month_names() and word[0].isupper() and match.start() > 0:
             found.append((match.start(), word))  # "in May": a date, although "may" is a stop word
             continue
         if not word or _is_noise(word):
@@ -170,45 +128,20 @@ _EDGE_PUNCTUATION = ".,;:!?'\"“”‘’()[]{}<>«»`"
 _TRAILING = " \t\r\n\"'“”‘’)]}»"
 
 
-_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
-_ASKS_ASSISTANT_RE = re.compile(
-    r"\b(?:did|have|had)\s+you\b|\byou\s+(?:recommended|suggested|said|told|mentioned|"
-    r"advised|proposed|helped|explained|outlined|gave|provided|showed)\b",
-    re.IGNORECASE,
-)
-
-
 def first_person(text: str) -> bool:
     """Whether ``text`` speaks of its asker in the first person ("When does my sprint
     end?") and not of what the other party said ("What did you recommend for my
     sprint?"): an agent asks on behalf of its user, whose own turns say what they did."""
-    return _FIRST_PERSON_RE.search(text) is not None and _ASKS_ASSISTANT_RE.search(text) is None
-
-
-_TASK_RE = re.compile(
-    r"\b(?:how\s+(?:do|can|could|should|would|might)\s+(?:i|we)|"
-    r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:help|show|walk|explain|give|"
-    r"provide|suggest|recommend|write|create|draft|review|tell\s+me\s+how)|"
-    r"(?:help|show|walk|teach)\s+me\b|"
-    r"(?:what|which)\b[^.?!]*\b(?:should|would\s+you\s+(?:suggest|recommend)|"
-    r"do\s+you\s+(?:suggest|recommend))|"
-    r"(?:what|which)\s+(?:are|is)\s+(?:some|the\s+(?:best|different))\b|"
-    r"^\s*(?:please\s+)?(?:explain|describe|write|create|draft|suggest|recommend|list)\b)",
-    re.IGNORECASE,
-)
-_PAST_RECORD_RE = re.compile(
-    r"\b(?:did|have|had)\s+(?:i|we|you)\b|\b(?:i|we|you)\s+(?:said|mentioned|told|asked|"
-    r"recommended|suggested|brought\s+up|discussed|talked)\b|"
-    r"\b(?:our|these|previous|past)\s+(?:conversations?|discussions?|chats?|sessions?)\b",
-    re.IGNORECASE,
-)
+    rules = current().queries
+    return rules.first_person.search(text) is not None and rules.asks_assistant.search(text) is None
 
 
 def task_request(text: str) -> bool:
     """Whether ``text`` asks for help with a task ("How should I organise my resume?", "Can
     you show me how to add login?") rather than about what was said or done ("What did I
     decide?", "Have I used Flask before?")."""
-    return _TASK_RE.search(text) is not None and _PAST_RECORD_RE.search(text) is None
+    rules = current().queries
+    return rules.task.search(text) is not None and rules.past_record.search(text) is None
 
 
 def ends_with_question(text: str) -> bool:
@@ -265,7 +198,7 @@ def build_fulltext_query(
             clauses.append(kept[0])
     for position, raw in enumerate(_mask(text, (m.span() for m in quoted)).split()):
         stripped = _strip_possessive(raw.strip(_EDGE_PUNCTUATION))
-        is_month = position > 0 and stripped[:1].isupper() and stripped.casefold() in MONTH_NAMES
+        is_month = position > 0 and stripped[:1].isupper() and stripped.casefold() in month_names()
         if not stripped or (_is_noise(stripped) and not is_month):
             continue
         token = _lucene_token(raw)
@@ -338,28 +271,13 @@ def find_speakers(
     return list(dict.fromkeys(name for _, _, name in spans))
 
 
-_META_RE = re.compile(
-    r"\b(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:give|provide|show|tell|walk)\s+"
-    r"me(?:\s+through)?|(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:list|summari[sz]e|"
-    r"recap|describe|outline)|(?:a|an|the)\s+(?:(?:comprehensive|complete|brief|short|"
-    r"detailed|quick|clear|full)\s+)*(?:summary|overview|recap|list|rundown)\s+of|"
-    r"the\s+order\s+in\s+which|in\s+(?:what|which)\s+order|in\s+(?:chronological\s+)?order|"
-    r"(?:i|we|you)\s+(?:brought\s+up|mentioned|discussed|talked\s+about|raised)|"
-    r"(?:throughout|through|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|these|my|the)\s+"
-    r"(?:conversations?|discussions?|chats?|sessions?|exchanges?)|so\s+far|over\s+time|"
-    r"(?:the\s+)?(?:different|various)\s+(?:aspects|parts|sides|stages|phases|steps)\s+of|"
-    r"mention\s+only\b.*$)",
-    re.IGNORECASE,
-)
-
-
 def strip_meta(query: str) -> str:
     """``query`` without the words that ask *for* something rather than *about* it ("Can you
     give me a summary of …", "… throughout our conversations", "the order in which I
     brought up the different aspects of …"): a summary or ordering request is about its topic,
     and the request's own words only pull the search toward turns that happen to share them.
     Returns the query unchanged when nothing searchable would be left."""
-    stripped = " ".join(_META_RE.sub(" ", query).split())
+    stripped = " ".join(current().queries.meta.sub(" ", query).split())
     stripped = re.sub(r"\s+([?.!,;:])", r"\1", stripped).strip(" ,;:")
     return stripped if build_fulltext_query(stripped) is not None else query
 

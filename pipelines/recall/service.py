@@ -30,7 +30,7 @@ from pipelines.recall.request import (
     RecallResponse,
 )
 from pipelines.recall.runner import Clock, run_steps
-from pipelines.recall.speakers import OPENING_PREFILTER, learned_names, speaker_forms
+from pipelines.recall.speakers import learned_names, opening_prefilter, speaker_forms
 from pipelines.recall.state import Candidate, RecallState, SpaceProfile
 from pipelines.recall.steps.base import QueryEmbedder, StepContext
 from pipelines.recall.steps.chunks import explain_chunks, first_chunks
@@ -233,7 +233,7 @@ class Recaller:
         rows = self.engine.store.read(
             "recall/speaker_openings",
             space=space,
-            opening=OPENING_PREFILTER,
+            opening=opening_prefilter(),
             limit=self.config.max_speaker_openings,
         )
         return learned_names(

@@ -3,7 +3,9 @@ inside it when the export holds more (a full name "Jon Snow", a handle "jon.snow
 "jon_snow", "JonSnow"); and the names the others call a speaker by, learned from the turns
 that open by addressing someone in a two-person session ("Hey Mel!", "Thanks, Caroline").
 Chats are exported under account names (or numbers) that people do not use when they talk or
-ask about each other. An alias that could name two speakers is dropped."""
+ask about each other. An alias that could name two speakers is dropped. The words are
+:mod:`pipelines.language.names`'.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +13,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from pipelines.language import current
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
 
 _CFG = DEFAULT_RECALL_CONFIG
 
 _LETTERS = re.compile(r"[^\W\d_]+")
-
-
-#: Parts of an account name that are not a person's name.
-_NOT_NAMES = frozenset(
-    {"the", "mr", "mrs", "ms", "dr", "user", "assistant", "admin", "bot", "official"}
-    | {"real", "its", "im", "iam", "my"}
-)
 
 
 def name_parts(speaker: str) -> list[str]:
@@ -52,8 +48,9 @@ def speaker_forms(
     names = {" ".join(s.split()): s for s in speakers if s.strip()}
     forms: dict[str, str] = {n.casefold(): s for n, s in names.items()}
     claims: dict[str, set[str]] = {}
+    not_names = current().names.not_names
     for name, speaker in names.items():
-        parts = [p for p in name_parts(name) if p.casefold() not in _NOT_NAMES]
+        parts = [p for p in name_parts(name) if p.casefold() not in not_names]
         if not parts:
             continue
         candidates = {" ".join(parts).casefold()}
@@ -70,28 +67,14 @@ def speaker_forms(
     return forms
 
 
-#: A turn that opens by greeting, thanking or answering someone by name: the name.
-_OPENING = re.compile(
-    r"^\W*(?:hey+|hi+|hiya|hello|heya|yo|morning|good\s+(?:morning|afternoon|evening|night)|"
-    r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)"
-    r"(?:\s+(?:so\s+much|again|there))?[\s,]+(?-i:([A-Z][^\W\d_]+))\s*(?:[,!.?;:)…]|$)",
-    re.IGNORECASE,
-)
-
-#: What the graph's prefilter matches (Java regex): a turn that may open that way.
-OPENING_PREFILTER = (
-    r"(?is)^\W*(hey+|hi+|hiya|hello|heya|yo|morning|good\s+(morning|afternoon|evening|night)|"
-    r"thanks|thank\s+you|thx|congrats|congratulations|wow|aw+|omg|oh|dear|bye|sorry|yes|no)\b.*"
-)
-
-
 def addressed_name(text: str) -> str | None:
     """The name a turn opens by addressing ("Hey Mel! …" → "Mel"), or None."""
-    match = _OPENING.match(text)
+    rules = current().names
+    match = rules.opening.match(text)
     if match is None:
         return None
     name = match.group(1)
-    return None if name.casefold() in _NOT_NAMES or len(name) < 2 else name
+    return None if name.casefold() in rules.not_names or len(name) < 2 else name
 
 
 def learned_names(
@@ -115,3 +98,9 @@ def learned_names(
         if n >= min_addresses and n >= min_share * sum(by_speaker.values()):
             out[name] = speaker
     return out
+
+
+def opening_prefilter() -> str:
+    """What the graph's prefilter matches (Java regex): a turn that may open by addressing
+    someone, in the active language."""
+    return current().names.opening_prefilter

@@ -1,7 +1,8 @@
 """Time expressions in a query, resolved against the question time: "last March", "3 weeks
 ago", "before May 2023", "recently", ... become concrete :class:`TimeConstraint` windows
 (:func:`resolve_time_expressions`). Pure and deterministic; also the month vocabulary the
-rest of query understanding shares (:data:`DATE_RE`, :data:`MONTH_NAMES`).
+rest of query understanding shares (:func:`date_pattern`, :func:`month_names`); the words and
+shapes are :mod:`pipelines.language.time`'s.
 """
 
 from __future__ import annotations
@@ -13,42 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Literal
 
+from pipelines.language import current
+from pipelines.language.time import TimePattern
 from pipelines.recall.config import DEFAULT_RECALL_CONFIG
-
-_MONTH_TABLE: tuple[tuple[str, ...], ...] = (
-    ("january", "jan"),
-    ("february", "feb"),
-    ("march", "mar"),
-    ("april", "apr"),
-    ("may",),
-    ("june", "jun"),
-    ("july", "jul"),
-    ("august", "aug"),
-    ("september", "sept", "sep"),
-    ("october", "oct"),
-    ("november", "nov"),
-    ("december", "dec"),
-)
-MONTHS: dict[str, int] = {
-    name: number for number, names in enumerate(_MONTH_TABLE, start=1) for name in names
-}
-#: Full month names (abbreviations such as "Jun" double as given names).
-MONTH_NAMES: frozenset[str] = frozenset(names[0] for names in _MONTH_TABLE)
-_MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_MON_NC = _MON.replace("(?P<mon>", "(?:")
-_MON_FULL = r"(?P<mon>" + "|".join(sorted(MONTH_NAMES, key=len, reverse=True)) + r")\b"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_DAY_NC = r"\d{1,2}(?:st|nd|rd|th)?"
-
-#: Any absolute date expression (for keeping dates intact as keywords).
-DATE_RE = re.compile(
-    rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|"
-    rf"{_DAY_NC}\s+(?:of\s+)?{_MON_NC}(?:,?\s+\d{{4}})?|"
-    rf"{_MON_NC}\s+{_DAY_NC}(?:,?\s+\d{{4}})?(?!\d)|"
-    rf"{_MON_NC},?\s+\d{{4}}|(?:19|20)\d{{2}})\b",
-    re.IGNORECASE,
-)
-
 
 TimeKind = Literal["range", "before", "after"]
 
@@ -77,41 +45,26 @@ class TimeConstraint:
 
 Period = tuple[datetime, datetime]
 
-_NUMBER_WORDS: dict[str, int] = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "couple": 2,
-    "few": 3,
-    "several": 3,
-}
-_NUM = (
-    r"(?P<n>\d{1,3}|(?:a\s+)?(?:couple|few)(?:\s+of)?|"
-    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
-    + r")"
-)
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+
+def date_pattern() -> re.Pattern[str]:
+    """Any absolute date expression, in the active language."""
+    return current().time.date
+
+
+def month_names() -> frozenset[str]:
+    """The full month names of the active language (lower case)."""
+    return current().time.month_names
 
 
 def _parse_number(text: str) -> int:
+    rules = current().time
     words = text.lower().split()
     if words[0].isdigit():
         return int(words[0])
     for word in words:
-        if word in _NUMBER_WORDS and word not in {"a", "an", "of"}:
-            return _NUMBER_WORDS[word]
-    return _NUMBER_WORDS[words[0]]
+        if word in rules.number_words and word not in rules.filler_numbers:
+            return rules.number_words[word]
+    return rules.number_words[words[0]]
 
 
 def _at(year: int, month: int, day: int, tz: tzinfo | None) -> datetime:
@@ -180,29 +133,11 @@ def _infer_year(month: int, day: int, now: datetime) -> int:
 
 
 def _month_number(match: re.Match[str]) -> int:
-    return MONTHS[match.group("mon").lower()]
+    return current().time.months[match.group("mon").lower()]
 
 
 #: ``resolve(match, now, recent_window)`` → the matched period, or ``None`` to reject.
 Resolver = Callable[[re.Match[str], datetime, timedelta], "Period | None"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Pattern:
-    regex: re.Pattern[str]
-    resolve: Resolver
-    needs_prep: bool = False
-    soft: bool = False
-
-
-def _p(
-    pattern: str,
-    resolve: Resolver,
-    *,
-    needs_prep: bool = False,
-    soft: bool = False,
-) -> _Pattern:
-    return _Pattern(re.compile(pattern, re.IGNORECASE), resolve, needs_prep, soft)
 
 
 def _iso(m: re.Match[str], now: datetime, _recent: timedelta) -> Period:
@@ -234,7 +169,7 @@ def _last_month_name(m: re.Match[str], now: datetime, _recent: timedelta) -> Per
 
 def _bare_month(m: re.Match[str], now: datetime, _recent: timedelta) -> Period | None:
     word = m["mon"]
-    if word.lower() in {"may", "march", "mar"} and not word[0].isupper():
+    if word.lower() in current().time.verb_months and not word[0].isupper():
         return None  # the verbs "may" / "march"
     month = _month_number(m)
     year = now.year if month <= now.month else now.year - 1
@@ -243,7 +178,7 @@ def _bare_month(m: re.Match[str], now: datetime, _recent: timedelta) -> Period |
 
 def _relative_day(m: re.Match[str], now: datetime, _recent: timedelta) -> Period:
     word = " ".join(m.group(0).lower().split())
-    offset = {"yesterday": -1, "tomorrow": 1, "the day before yesterday": -2}.get(word, 0)
+    offset = current().time.relative_days.get(word, 0)
     day = _midnight(now) + timedelta(days=offset)
     return _day_period(day.year, day.month, day.day, now.tzinfo)
 
@@ -283,43 +218,22 @@ def _recently(_: re.Match[str], now: datetime, recent: timedelta) -> Period:
     return now - recent, now
 
 
-_PATTERNS: tuple[_Pattern, ...] = (
-    _p(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", _iso),
-    _p(rf"\b{_DAY}\s+(?:of\s+)?{_MON},?\s+(?P<y>\d{{4}})\b", _day_with_year),
-    _p(rf"\b{_MON}\s+{_DAY},?\s+(?P<y>\d{{4}})\b", _day_with_year),
-    _p(rf"\b{_MON},?\s+(?:of\s+)?(?P<y>\d{{4}})\b", _month_with_year),
-    _p(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b", _day_without_year),
-    _p(rf"\b{_MON}\s+{_DAY}\b(?!\s*,?\s*\d)", _day_without_year),
-    _p(r"\b(?P<y>(?:19|20)\d{2})\b", _year, needs_prep=True),
-    _p(rf"\b(?:last|past|previous)\s+{_MON_FULL}", _last_month_name),
-    _p(rf"\b{_MON_FULL}", _bare_month, needs_prep=True),
-    _p(
-        r"\b(?:the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
-        r"this\s+(?:morning|afternoon|evening))\b",
-        _relative_day,
-    ),
-    _p(r"\b(?P<which>last|previous|past)\s+(?P<unit>week|weekend|month|year)\b", _last_period),
-    _p(r"\b(?:this|current)\s+(?P<unit>week|weekend|month|year)\b", _this_period),
-    _p(
-        rf"\b(?:(?:in|over|during|for)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_NUM}\s+{_UNIT}\b",
-        _last_n,
-    ),
-    _p(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _ago),
-    _p(
-        r"\b(?:recently|lately|these\s+days|in\s+recent\s+(?:days|weeks|months|times))\b",
-        _recently,
-        soft=True,
-    ),
-)
-
-_PREP_RE = re.compile(
-    r"\b(?P<prep>before|prior\s+to|earlier\s+than|until|till|up\s+to|through|by|after|"
-    r"later\s+than|since|from|between|in|on|during|of|around|and|to)\s+(?:the\s+)?"
-    r"(?:(?:early|late|mid)[\s-]+)?$|(?P<dash>[-–])\s*$",
-    re.IGNORECASE,
-)
-_CONNECTORS = frozenset({"and", "to", "until", "till", "through", "-", "–"})
-_OPENERS = frozenset({"between", "from"})
+#: The resolvers :class:`~pipelines.language.time.TimePattern` names.
+_RESOLVERS: dict[str, Resolver] = {
+    "iso": _iso,
+    "day_with_year": _day_with_year,
+    "day_without_year": _day_without_year,
+    "month_with_year": _month_with_year,
+    "year": _year,
+    "last_month_name": _last_month_name,
+    "bare_month": _bare_month,
+    "relative_day": _relative_day,
+    "last_period": _last_period,
+    "this_period": _this_period,
+    "last_n": _last_n,
+    "ago": _ago,
+    "recently": _recently,
+}
 
 
 @dataclass(slots=True)
@@ -333,8 +247,9 @@ class _Hit:
 
 
 def _find_hits(query: str, now: datetime, recent: timedelta) -> list[_Hit]:
-    raw: list[tuple[int, int, _Pattern, re.Match[str]]] = []
-    for pattern in _PATTERNS:
+    rules = current().time
+    raw: list[tuple[int, int, TimePattern, re.Match[str]]] = []
+    for pattern in rules.patterns:
         raw.extend((m.start(), m.end(), pattern, m) for m in pattern.regex.finditer(query))
     raw.sort(key=lambda item: (item[0], -(item[1] - item[0])))
     hits: list[_Hit] = []
@@ -343,19 +258,23 @@ def _find_hits(query: str, now: datetime, recent: timedelta) -> list[_Hit]:
         if start < last_end:
             continue
         try:
-            period = pattern.resolve(match, now, recent)
+            period = _RESOLVERS[pattern.resolver](match, now, recent)
         except ValueError:  # e.g. 31 February
             continue
         if period is None:
             continue
-        prep_match = _PREP_RE.search(query, 0, start)
+        prep_match = rules.prep.search(query, 0, start)
         prep = None
         prep_start = start
         if prep_match is not None:
             prep = " ".join((prep_match["prep"] or prep_match["dash"]).lower().split())
             prep_start = prep_match.start()
-        continues_range = prep in _CONNECTORS and bool(hits) and hits[-1].prep in _OPENERS
-        if pattern.needs_prep and (prep is None or prep in _CONNECTORS) and not continues_range:
+        continues_range = prep in rules.connectors and bool(hits) and hits[-1].prep in rules.openers
+        if (
+            pattern.needs_prep
+            and (prep is None or prep in rules.connectors)
+            and not continues_range
+        ):
             continue
         hits.append(_Hit(start, end, period, pattern.soft, prep, prep_start))
         last_end = end
@@ -364,14 +283,14 @@ def _find_hits(query: str, now: datetime, recent: timedelta) -> list[_Hit]:
 
 def _constraint(hit: _Hit, text: str) -> TimeConstraint:
     start, end = hit.period
-    prep = hit.prep
-    if prep in {"before", "prior to", "earlier than"}:
+    prep, rules = hit.prep, current().time
+    if prep in rules.before_start:
         return TimeConstraint(None, start, text, "before", hit.soft)
-    if prep in {"until", "till", "up to", "through", "by"}:
+    if prep in rules.before_end:
         return TimeConstraint(None, end, text, "before", hit.soft)
-    if prep in {"after", "later than"}:
+    if prep in rules.after_end:
         return TimeConstraint(end, None, text, "after", hit.soft)
-    if prep in {"since", "from"}:
+    if prep in rules.after_start:
         return TimeConstraint(start, None, text, "after", hit.soft)
     return TimeConstraint(start, end, text, "range", hit.soft)
 
@@ -405,6 +324,7 @@ def resolve_time_expressions(
     one range ``[X.s, Y.e)``. Overlapping matches keep the earliest, then longest.
     """
     hits = _find_hits(query, now, recent_window)
+    rules = current().time
     constraints: list[TimeConstraint] = []
     index = 0
     while index < len(hits):
@@ -412,8 +332,8 @@ def resolve_time_expressions(
         following = hits[index + 1] if index + 1 < len(hits) else None
         if (
             following is not None
-            and hit.prep in _OPENERS
-            and following.prep in _CONNECTORS
+            and hit.prep in rules.openers
+            and following.prep in rules.connectors
             and not query[hit.end : following.prep_start].strip()
         ):
             text = query[hit.prep_start : following.end]

@@ -98,7 +98,8 @@ def test_coverage():
 def test_candidate_pattern_is_a_superset_of_the_rules():
     import re
 
-    from pipelines.consolidate.claims import CANDIDATE_PATTERN, might_claim
+    from pipelines.consolidate.claims import might_claim
+    from pipelines.language.claims import CANDIDATE_PATTERN
 
     texts = [
         "I live in Paris.",

@@ -42,7 +42,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "graph": frozenset({"graph_faults", "graph_warmup", "tracing"}),
     "access_log": frozenset({"graph"}),  # access statistics written behind the read path
     "models": frozenset(),
-    "prompt": frozenset(),  # prompt text: blocks, condensers, the decomposer (no I/O)
+    "language": frozenset(),  # every language rule: word lists, phrasings, patterns
+    "prompt": frozenset({"language"}),  # prompt text: blocks, condensers, the decomposer (no I/O)
     "overrides": frozenset({"errors"}),
     "spaces": frozenset({"graph", "errors"}),
     "session_documents": frozenset({"spaces", "graph"}),
@@ -60,6 +61,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "overrides",
             "errors",
             "fields",
+            "language",
         }
     ),
     "recall": frozenset(
@@ -74,6 +76,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "errors",
             "fields",
             "tracing",
+            "language",
         }
     ),
     "consolidate": frozenset(
@@ -89,6 +92,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "errors",
             "fields",
             "tracing",
+            "language",
         }
     ),
     "maintenance": frozenset({"consolidate", "engine", "spaces", "graph", "errors"}),

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.recall.intent import INTENT_PRIORITY, RULES, Intent, classify_intent
+from pipelines.language.intents import RULES
+from pipelines.recall.intent import INTENT_PRIORITY, Intent, classify_intent
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from pipelines.ingest.text import match_tokens, split_sentences
+from pipelines.language import current
 from pipelines.recall.query import ends_with_question
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
@@ -96,45 +96,11 @@ class Echoes(RecallStep):
         return notes
 
 
-_SUFFIXES = ("ing", "ed", "es", "s")
-#: Words that open the clause that asks ("I keep forgetting, where do you live now?").
-_ASKING_OPENERS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "have",
-        "has",
-        "had",
-        "may",
-        "might",
-    ]
-)
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]\s+|\s+-\s+")
 
 
 def _stem(token: str) -> str:
-    for suffix in _SUFFIXES:
+    for suffix in current().talk.stem_suffixes:
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
             token = token[: -len(suffix)]
             break
@@ -147,7 +113,10 @@ def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     return {
         _stem(t)
         for t in match_tokens(text)
-        if len(t) > 1 and t not in STOP_WORDS and t not in ignore and not t.isdigit()
+        if len(t) > 1
+        and t not in current().lexicon.stop_words
+        and t not in ignore
+        and not t.isdigit()
     }
 
 
@@ -167,7 +136,7 @@ def asked_part(sentence: str) -> tuple[str, str]:
     clauses = _CLAUSE_BREAK.split(sentence)
     for n in range(len(clauses) - 1, 0, -1):
         first = match_tokens(clauses[n])[:1]
-        if first and first[0] in _ASKING_OPENERS:
+        if first and first[0] in current().talk.question_words:
             return ", ".join(clauses[:n]), ", ".join(clauses[n:])
     return "", sentence
 

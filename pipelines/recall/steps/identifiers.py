@@ -45,7 +45,7 @@ from pipelines.recall.query import scope_fulltext_query
 from pipelines.recall.state import Explanations, RecallState
 from pipelines.recall.steps.base import RecallStep, StepContext
 from pipelines.recall.steps.candidate_query import filter_params, merge, parse_candidates
-from pipelines.recall.time_expressions import DATE_RE
+from pipelines.recall.time_expressions import date_pattern
 
 
 class Identifiers(RecallStep):
@@ -145,7 +145,7 @@ def _strip(raw: str) -> str:
 
 def is_identifier(token: str) -> bool:
     """Whether one (stripped) token is identifier-like (module docstring)."""
-    if len(token) < 3 or DATE_RE.fullmatch(token) or _DOTTED_DATE.fullmatch(token):
+    if len(token) < 3 or date_pattern().fullmatch(token) or _DOTTED_DATE.fullmatch(token):
         return False
     if _COUNT_COMPOUND.fullmatch(token):
         return False

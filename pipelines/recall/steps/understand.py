@@ -12,6 +12,7 @@ from typing import Literal
 
 from pipelines.graph import as_utc
 from pipelines.ingest.entities import canonicalize
+from pipelines.language import current
 from pipelines.recall.config import (
     SIGNAL_ENTITY,
     SIGNAL_FULLTEXT,
@@ -20,7 +21,6 @@ from pipelines.recall.config import (
 )
 from pipelines.recall.intent import Intent, classify_intent
 from pipelines.recall.query import (
-    STOP_WORDS,
     build_fulltext_query,
     extract_keywords,
     find_speakers,
@@ -121,7 +121,7 @@ def entity_keys(query: str, query_speakers: Sequence[str], cfg: QueryConfig) -> 
     for n in range(1, cfg.entity_ngram_max + 1):
         for i in range(len(words) - n + 1):
             gram = words[i : i + n]
-            if all(w.casefold() in STOP_WORDS for w in gram):
+            if all(w.casefold() in current().queries.stop_words for w in gram):
                 continue
             key = canonicalize(" ".join(gram))
             if key and key not in skip:

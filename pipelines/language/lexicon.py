@@ -1,4 +1,4 @@
-"""English word lists of the entity path, in one place (a language module will gather them).
+"""English word lists of the entity path and the stop words the read side shares.
 
 Each list is small and says what it is for. Everything else the entity filter decides is
 language-neutral evidence: casing across the batch, the speakers' names, string form.
@@ -6,6 +6,8 @@ language-neutral evidence: casing across the batch, the speakers' names, string 
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS as _SPACY_STOP_WORDS
@@ -19,6 +21,7 @@ __all__ = [
     "PRONOUN_I",
     "STOP_WORDS",
     "WEEKDAY_ABBREVIATIONS",
+    "LexiconRules",
     "dictionary_words",
     "in_dictionary",
 ]
@@ -77,6 +80,14 @@ NAME_PARTICLES = frozenset(
 )  # fmt: skip
 
 
+# A leading article, dropped from an entity's name and key ("the Beatles" = "Beatles").
+LEADING_ARTICLE = re.compile(r"^the\s+", re.IGNORECASE)
+
+# Lower-case words a Title Case name may hold ("Lord of the Rings").
+TITLE_MINOR_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "at", "to",
+                               "for", "with", "by", "from", "de", "la", "le", "vs"})  # fmt: skip
+
+
 def dictionary_words(
     nlp: Any, parts: tuple[str, ...] = ("noun", "verb", "adj", "adv")
 ) -> frozenset[str]:
@@ -112,3 +123,27 @@ def in_dictionary(word: str, words: frozenset[str]) -> bool:
             if stem in words or stem + "e" in words or (suffix == "ies" and stem + "y" in words):
                 return True
     return False
+
+
+@dataclass(frozen=True)
+class LexiconRules:
+    """The entity path's word lists and the shared stop words (defaults: English)."""
+
+    #: spaCy's stop words: never a name when capitalised; not a topic word.
+    stop_words: frozenset[str] = STOP_WORDS
+    #: Forms of "I": capitalised, never a name.
+    pronoun_i: frozenset[str] = PRONOUN_I
+    #: Greetings and discourse words NER takes for names ("Congrats", "Nah").
+    discourse_words: frozenset[str] = DISCOURSE_WORDS
+    #: Pronouns and generic words NER returns as an entity ("the guys", "today").
+    generic_words: frozenset[str] = GENERIC_WORDS
+    #: Common nouns written as acronyms ("the API"): not names of things.
+    common_acronyms: frozenset[str] = COMMON_ACRONYMS
+    #: Weekday abbreviations: dates, not things.
+    weekday_abbreviations: frozenset[str] = WEEKDAY_ABBREVIATIONS
+    #: Lower-case words inside a name ("Bank of America"), never at its edges.
+    name_particles: frozenset[str] = NAME_PARTICLES
+    #: A leading article, dropped from entity names and keys.
+    leading_article: re.Pattern[str] = LEADING_ARTICLE
+    #: Lower-case words inside a Title Case name.
+    title_minor_words: frozenset[str] = TITLE_MINOR_WORDS
