@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import uuid
 
+from pipelines.fields import NOT_BLANK_PATTERN
+
 
 def test_a_405_lists_every_method_of_the_path(client, space) -> None:
     r = client.options(f"/v1/spaces/{space}/memories/m1")
@@ -57,7 +59,7 @@ def test_the_schema_states_the_servers_rules(app) -> None:
     doc = app.openapi()
     schemas = doc["components"]["schemas"]
     turn = schemas["TurnIn"]["properties"]["content"]
-    assert (turn["minLength"], turn["pattern"]) == (1, r"\S")
+    assert (turn["minLength"], turn["pattern"]) == (1, NOT_BLANK_PATTERN)
     condenser = str(schemas["TemplateSlot"]["properties"]["condenser"])
     assert "user_message" in condenser and "enum" in condenser
     assert len(schemas["SupersedeRequest"]["oneOf"]) == 2
