@@ -15,7 +15,7 @@ from pipelines.consolidate.supersessions import (
     revert_supersession,
     supersede_memory,
 )
-from pipelines.errors import Conflict, InvalidInput, NotFound
+from pipelines.errors import Conflict, NotFound
 from pipelines.ingest.service import Ingestor
 from tests.integration.test_consolidate_jobs import (
     BIOGRAPHY,
@@ -149,7 +149,7 @@ def test_correction_errors(engine, bio):
     ):
         with pytest.raises(ValidationError):
             SupersedeRequest.model_validate(bad)
-    with pytest.raises(InvalidInput):
+    with pytest.raises(Conflict):  # a memory never supersedes itself (409, like the API)
         correct(engine, bio, "s1#0", by_memory_id="s1#0", reason="x")
     with pytest.raises(NotFound):
         correct(engine, bio, "nope", by_memory_id="s3#0", reason="x")
