@@ -246,8 +246,14 @@ class AssemblerContext:
     assembler's read-ahead pool is this object's: :meth:`close` shuts it down."""
 
     def __init__(
-        self, engine: Any, variant: str = "assembler", api: tuple[Any, Any, Any] | None = None
+        self,
+        engine: Any,
+        variant: str = "assembler",
+        api: tuple[Any, Any, Any] | None = None,
+        overlay: dict[str, Any] | None = None,
     ) -> None:
+        """``overlay``: configuration values on top of ``variant``'s (a variant of one's own,
+        named ``variant`` + the values)."""
         if variant not in ASSEMBLER_VARIANTS:
             raise ValueError(f"unknown assembler variant {variant!r}: {sorted(ASSEMBLER_VARIANTS)}")
         assembler_cls, self._request_cls, presets = api or load_assembler()
@@ -259,6 +265,10 @@ class AssemblerContext:
         self._assembler = assembler_cls(engine, read_ahead=self._pool, **extra)
         self.name = variant
         self._preset = presets[variant]
+        if overlay:
+            self.name = variant + "".join(f"+{k}={v}" for k, v in sorted(overlay.items()))
+            merged = {**self._preset.overlay, **overlay}
+            self._preset = self._preset.variant(self.name, self.name, overlay=merged)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -9,7 +9,8 @@ to the flat-recall baseline, the dense-RAG baseline and the assembler, as the ha
 benchmark sends them; the outcomes are scored by :func:`benchmarks.runner.score` (context
 recall, context precision). Reads only (recall with ``touch`` off). Measures the current code's
 read path against a write path that ran before; ``--limit-questions N`` draws N questions of
-each conversation at random (``--seed``), in their order.
+each conversation at random (``--seed``), in their order. ``--variants`` and ``--overlay
+assembler:facts_share=0.2`` put assembler variants side by side in one run.
 """
 
 from __future__ import annotations
@@ -108,6 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", required=True)
     p.add_argument("--out-dir", type=Path, default=None)
     p.add_argument("--neo4j-uri", default=None)
+    p.add_argument(
+        "--variants", nargs="+", default=["assembler"],
+        help="assembler variants (benchmarks.context_bench.ASSEMBLER_VARIANTS), side by side",
+    )  # fmt: skip
+    p.add_argument(
+        "--overlay", action="append", default=[], metavar="VARIANT:KEY=VALUE[,KEY=VALUE]",
+        help="one more variant: VARIANT with these assembly configuration values (JSON or text)",
+    )  # fmt: skip
     args = p.parse_args(argv)
 
     from dataclasses import replace
@@ -136,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     with neo4j_for_bench(args.neo4j_uri, keep=True) as neo:
         engine = start_engine(neo.uri, neo.auth)
         system = MnemographSystem(engine, progress=False)
-        contexts: list[Any] = [DenseRagContext(engine), AssemblerContext(engine, "assembler")]
+        contexts: list[Any] = [DenseRagContext(engine)]
+        contexts += [AssemblerContext(engine, v) for v in args.variants]
+        contexts += [AssemblerContext(engine, v, overlay=o) for v, o in map(overlay, args.overlay)]
         try:
             flat = FlatRecallContext(system)
             run = collect_kept(dataset.conversations, units, flat, contexts, budgets, args.setting)
@@ -153,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "dataset": {"name": dataset.name, "path": str(source), "questions": len(
             {(co.conversation, co.question) for co in run.context})},
         "config": {"run": str(run_path), "budgets": budgets, "setting": args.setting,
+                   "variants": [c.name for c in contexts],
                    "limit_questions": args.limit_questions, "seed": args.seed, "reads_only": True},
         "code": {**code, "note": f"read path of this code on the spaces of {run_path.name}"},
         "machine": machine.record(load_start),
@@ -168,6 +180,23 @@ def main(argv: list[str] | None = None) -> int:
     print(reports.figures_markdown(result).split("![")[0])
     print(f"wrote {out / args.name}.json and .md")
     return 0
+
+
+def overlay(spec: str) -> tuple[str, dict[str, Any]]:
+    """``VARIANT:KEY=VALUE,KEY=VALUE`` as the variant and its values (JSON where they parse)."""
+    variant, _, pairs = spec.partition(":")
+    values: dict[str, Any] = {}
+    for pair in filter(None, pairs.split(",")):
+        key, sep, text = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--overlay {spec!r}: {pair!r} is not KEY=VALUE")
+        try:
+            values[key] = json.loads(text)
+        except json.JSONDecodeError:
+            values[key] = text
+    if not values:
+        raise SystemExit(f"--overlay {spec!r} gives no KEY=VALUE")
+    return variant, values
 
 
 def _only(dataset: Dataset, units: Sequence[UnitRun]) -> Dataset:
