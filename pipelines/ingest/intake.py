@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from pipelines.graph import as_utc
 from pipelines.ingest.config import IngestConfig
-from pipelines.ingest.inputs import MemoryIn, SessionIn
+from pipelines.ingest.inputs import MemoryIn, SessionIn, TurnIn
 from pipelines.ingest.items import Item, fold_duplicates
 from pipelines.ingest.limits import check_limit, check_text
 from pipelines.ingest.text import content_hash
@@ -27,23 +27,8 @@ def session_items(config: IngestConfig, session: SessionIn, prefix: str) -> list
     items = []
     for i, turn in enumerate(session.turns):
         text = check_text(config, turn.content, f"{prefix}.{i}.content")
-        items.append(
-            Item(
-                index=i,
-                id=turn.id or f"{session.session_id}#{i}",
-                text=text,
-                role=turn.role,
-                speaker=turn.speaker,
-                kind="turn",
-                tags=[],
-                event_time=times[i] or base,
-                session_id=session.session_id,
-                turn_index=i,
-                stage_label=session.stage,
-                metadata=turn.metadata,
-                content_hash=content_hash(text),
-            )
-        )
+        item_id = turn.id or f"{session.session_id}#{i}"
+        items.append(_item(i, text, item_id, turn, times[i] or base, session))
     fold_duplicates(items, prefix)
     return items
 
@@ -54,22 +39,40 @@ def memory_items(config: IngestConfig, memories: Sequence[MemoryIn]) -> list[Ite
     items = []
     for i, mem in enumerate(memories):
         text = check_text(config, mem.content, f"memories.{i}.content")
-        items.append(
-            Item(
-                index=i,
-                id=mem.id or f"mem-{content_hash(text)[:16]}",
-                text=text,
-                role=mem.role,
-                speaker=mem.speaker,
-                kind=mem.kind,
-                tags=list(mem.tags),
-                event_time=as_utc(mem.time) or now,
-                session_id=mem.session_id,
-                turn_index=None,
-                stage_label=mem.stage,
-                metadata=mem.metadata,
-                content_hash=content_hash(text),
-            )
-        )
+        item_id = mem.id or f"mem-{content_hash(text)[:16]}"
+        items.append(_item(i, text, item_id, mem, as_utc(mem.time) or now))
     fold_duplicates(items, "memories")
     return items
+
+
+def _item(
+    index: int,
+    text: str,
+    item_id: str,
+    source: TurnIn | MemoryIn,
+    event_time: datetime,
+    session: SessionIn | None = None,
+) -> Item:
+    """The item of ``source`` (its checked ``text``): turn ``index`` of ``session``, or free
+    memory ``index`` of the request (a free memory has its own kind, tags, session and stage)."""
+    if isinstance(source, MemoryIn):
+        kind, tags, turn_index = source.kind, list(source.tags), None
+        session_id, stage = source.session_id, source.stage
+    else:
+        kind, tags, turn_index = "turn", [], index
+        session_id, stage = (session.session_id, session.stage) if session else (None, None)
+    return Item(
+        index=index,
+        id=item_id,
+        text=text,
+        role=source.role,
+        speaker=source.speaker,
+        kind=kind,
+        tags=tags,
+        event_time=event_time,
+        session_id=session_id,
+        turn_index=turn_index,
+        stage_label=stage,
+        metadata=source.metadata,
+        content_hash=content_hash(text),
+    )
