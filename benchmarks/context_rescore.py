@@ -183,17 +183,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def overlay(spec: str) -> tuple[str, dict[str, Any]]:
-    """``VARIANT:KEY=VALUE,KEY=VALUE`` as the variant and its values (JSON where they parse)."""
+    """``VARIANT:KEY=VALUE,KEY=VALUE`` as the variant and its values
+    (:func:`benchmarks.mnemograph.override_tree`: JSON where they parse)."""
+    from benchmarks.mnemograph import override_tree
+
     variant, _, pairs = spec.partition(":")
-    values: dict[str, Any] = {}
-    for pair in filter(None, pairs.split(",")):
-        key, sep, text = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--overlay {spec!r}: {pair!r} is not KEY=VALUE")
-        try:
-            values[key] = json.loads(text)
-        except json.JSONDecodeError:
-            values[key] = text
+    try:
+        values = override_tree([p for p in pairs.split(",") if p])
+    except ValueError as exc:
+        raise SystemExit(f"--overlay {spec!r}: {exc}") from None
     if not values:
         raise SystemExit(f"--overlay {spec!r} gives no KEY=VALUE")
     return variant, values
